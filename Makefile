@@ -1,0 +1,37 @@
+# Thin wrappers around tox (tox.ini does the work). `make help` lists the targets.
+PYTHON ?= python3
+VENV   := build/tox-venv
+TOX    := $(VENV)/bin/tox
+
+# Narrowing `make check`: CHECKS=checks/crypto (a folder or file), ZR_HOSTS=debian13-amd64,
+# SNIPPET=crypto/packages/verify-packages.sh (only the tests that check that snippet).
+CHECKS  ?=
+SNIPPET ?=
+PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(or $(CHECKS),checks))
+
+.PHONY: help html pdf check lint serve clean
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 10
+
+$(TOX):
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet 'tox>=4.22,<5'
+
+html: $(TOX) ## build the HTML guide into build/html (warnings are errors)
+	$(TOX) -q -e docs
+
+pdf: $(TOX) ## build the PDF guide into build/latex/zrunbook.pdf
+	$(TOX) -q -e pdf
+
+lint: $(TOX) ## ruff on the project's Python
+	$(TOX) -q -e lint
+
+check: $(TOX) ## run every check: ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
+	$(TOX) -q -e lint
+	$(TOX) -q -e check -- $(PYTEST_ARGS)
+
+serve: html ## serve build/html on http://localhost:8000
+	$(PYTHON) -m http.server --directory build/html 8000
+
+clean: ## remove build output (keeps nothing)
+	rm -rf build .tox

@@ -1,0 +1,97 @@
+"""The three invariants of the design, and the directive's bad-input errors, each shown to fail.
+
+Each test breaks a throw-away copy of the tree in one way and asserts that the build (or the check
+run) fails with a message naming the file and line.
+"""
+
+FENCE = "`" * 3  # written this way so this file holds no fence of its own
+
+
+def test_build_of_the_untouched_tree_succeeds(tree):
+    result = tree.build()
+    assert result.returncode == 0, result.stderr
+
+
+def test_orphan_snippet_fails_the_build(tree):
+    tree.write("snippets/crypto/packages/forgotten.sh", "#!/usr/bin/env bash\n# unused\nset -euo pipefail\n")
+    result = tree.build()
+    assert result.returncode != 0
+    assert "snippets/crypto/packages/forgotten.sh: orphan snippet: no page shows it" in result.stderr
+
+
+def test_page_naming_a_missing_snippet_fails_the_build(tree):
+    body = f"# Missing\n\nText.\n\n{FENCE}{{snippet}} crypto/nowhere/gone.sh\n{FENCE}\n"
+    page = tree.add_page("missing", body)
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:5: page names a missing snippet: snippets/crypto/nowhere/gone.sh" in result.stderr
+
+
+def test_fenced_code_block_in_a_page_fails_the_build(tree):
+    page = tree.add_page("inline", f"# Inline\n\nRun this:\n\n{FENCE}bash\nmodprobe z90crypt\n{FENCE}\n")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:5: inline code block ('modprobe z90crypt'" in result.stderr
+
+
+def test_indented_code_block_in_a_page_fails_the_build(tree):
+    page = tree.add_page("indented", "# Indented\n\nRun this:\n\n    lszcrypt -V\n")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:5: inline code block ('lszcrypt -V'" in result.stderr
+
+
+def test_snippet_without_a_checker_fails_make_check(tree):
+    tree.write("snippets/crypto/packages/notes.txt", "nothing checks this file\n")
+    result = tree.check_coverage()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "snippets no checker covers" in result.stdout
+    assert "snippets/crypto/packages/notes.txt" in result.stdout
+
+
+def test_checked_tree_passes_the_coverage_invariant(tree):
+    result = tree.check_coverage()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+
+
+def _snippet_page(tree, name, reference):
+    return tree.add_page(name, f"# Bad\n\n{FENCE}{{snippet}} {reference}\n{FENCE}\n")
+
+
+def test_malformed_snippet_reference_names_page_and_line(tree):
+    page = _snippet_page(tree, "malformed", "crypto/packages/verify-packages.sh extra-word")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:3: malformed snippet reference" in result.stderr
+
+
+def test_empty_snippet_reference_is_rejected(tree):
+    page = _snippet_page(tree, "empty", "")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:3: malformed snippet reference ''" in result.stderr
+
+
+def test_snippet_path_outside_snippets_is_rejected(tree):
+    page = _snippet_page(tree, "outside", "../conf.py")
+    result = tree.build()
+    assert result.returncode != 0
+    expected = f"{page}:3: snippet path '../conf.py' must be relative to snippets/ and stay inside it"
+    assert expected in result.stderr
+
+
+def test_unknown_file_kind_is_rejected(tree):
+    tree.write("snippets/crypto/packages/mystery.xyz", "?\n")
+    page = _snippet_page(tree, "kind", "crypto/packages/mystery.xyz")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:3: unknown file kind for snippets/crypto/packages/mystery.xyz" in result.stderr
+
+
+def test_snippet_that_is_not_utf8_is_rejected(tree):
+    tree.write("snippets/crypto/packages/latin1.txt", "Gr\xfc\xdfe\n".encode("latin-1"))
+    page = _snippet_page(tree, "latin1", "crypto/packages/latin1.txt")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:3: snippets/crypto/packages/latin1.txt is not UTF-8" in result.stderr

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# The 2013 study's boot-time enablement, copied literally: <runlevel> is read by the shell as
+# redirections, not as a placeholder.
+set -euo pipefail
+chkconfig -s z90crypt <runlevel>

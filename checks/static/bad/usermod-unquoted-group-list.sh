@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Unquoted expansion of a user-supplied group list: word splitting and globbing.
+set -euo pipefail
+groups=$(id -Gn "$1" | tr ' ' ,)
+usermod -G $groups,pkcs11 "$1"

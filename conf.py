@@ -1,0 +1,44 @@
+"""Sphinx configuration for zrunbook. Behaviour lives in docs/_ext/snippet.py."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "docs" / "_ext"))
+
+project = "zrunbook"
+author = "the zrunbook team"
+copyright = "2026, the zrunbook team"
+
+extensions = [
+    "myst_parser",
+    "sphinx_tabs.tabs",
+    "sphinx_copybutton",
+    "sphinx.ext.graphviz",
+    "snippet",
+]
+
+exclude_patterns = ["_build", "_ext", "**/README.md"]
+myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
+myst_heading_anchors = 3
+
+html_theme = "furo"
+html_title = "zrunbook"
+html_static_path = ["docs/_static"]
+html_css_files = ["zrunbook.css"]
+html_show_sourcelink = False
+
+graphviz_output_format = "svg"
+copybutton_exclude = ".linenos, .gp"
+sphinx_tabs_disable_tab_closing = True
+
+latex_engine = "xelatex"
+latex_documents = [("index", "zrunbook.tex", "zrunbook", author, "manual")]
+latex_elements = {
+    "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true",
+    "fontpkg": r"\setmainfont{DejaVu Serif}\setsansfont{DejaVu Sans}\setmonofont{DejaVu Sans Mono}",
+}
+
+# The snippet extension: where snippets live and where `make check` leaves its results.
+snippet_root = "snippets"
+snippet_results = "build/checks/results.json"
+snippet_coverage = "build/checks/coverage.json"

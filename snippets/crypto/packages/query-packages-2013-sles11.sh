@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# 2013 study (SLES 11 SP2): list the installed openCryptoki and libica packages with rpm.
+# The study shows openCryptoki 2.4 and libica 2.1; both are long out of support.
+set -euo pipefail
+
+rpm -qa | grep -E '^(openCryptoki|libica)' || {
+  echo "Neither openCryptoki nor libica is installed: install them from the SLES 11 media." >&2
+  exit 1
+}
