@@ -1,0 +1,1 @@
+"""Container hosts for the checks: see engine.py and plugin.py."""

@@ -1,0 +1,256 @@
+"""pytest plugin: the container hosts ``debian13-amd64`` and ``debian13-s390x`` for testinfra checks.
+
+Fixtures
+    ``host``: a testinfra host (``testinfra.get_host("docker://<container>")``), parametrised over the
+    selected hosts; the parameter value is the host name, so test ids read ``test_x[debian13-amd64]``.
+    One shared container per host per session (per xdist worker): for read-only checks.
+    ``fresh_host``: the same, but a new container for each test, removed after it: for tests that change
+    state (token initialisation, usermod, files written).
+    ``@pytest.mark.only_hosts("debian13-s390x")``: deselects (never skips) a host test's other hosts,
+    for checks that only make sense on one architecture.
+    Each host object also carries ``zr_name`` (the host name) and ``zr_container`` (the container).
+
+Helpers
+    ``start_pkcsslotd(host)``: starts openCryptoki's slot daemon the way a container needs it.
+    ``snippet_path("crypto/packages/verify-packages.sh")``: where ``snippets/<path>`` is inside every
+    container (the repository's ``snippets/`` is mounted read-only at ``/snippets``).
+    ``run_snippet(host, path, *args)``: runs it with bash and returns testinfra's CommandResult.
+
+Host selection
+    ``ZR_HOSTS``: comma-separated host names; default (unset or empty) both hosts. Example:
+    ``ZR_HOSTS=debian13-amd64 pytest checks``.
+
+Nothing runs at import or collection time: images are built (or found by their content-hash tag) and
+containers started by the first test that asks for a host. A missing prerequisite (no engine, no
+binfmt for s390x, no debootstrap when the base image must be built) is a test error whose message
+says what to install; never a skip. Containers run with ``--network none``. No container outlives the
+run: fixture finalizers, an atexit hook, SIGTERM/SIGHUP turned into KeyboardInterrupt, a sweep of
+the whole run's containers when the (xdist controller) session ends, and at the first use in a
+session a sweep of containers whose owner process died.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import signal
+import threading
+import time
+import uuid
+
+import pytest
+import testinfra
+
+from checks.hosts import engine as eng
+
+ALL_HOSTS = tuple(eng.HOSTS)
+
+
+def selected_hosts(value: str | None = None) -> list[str]:
+    """The host names ZR_HOSTS selects (default: all), in the canonical order. Unknown names raise."""
+    value = os.environ.get("ZR_HOSTS", "") if value is None else value
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(ALL_HOSTS))
+    if unknown:
+        raise pytest.UsageError(f"ZR_HOSTS names unknown hosts {unknown}; known: {', '.join(ALL_HOSTS)}")
+    return [h for h in ALL_HOSTS if h in names] if names else list(ALL_HOSTS)
+
+
+def _params() -> list[str]:
+    try:
+        return selected_hosts()
+    except pytest.UsageError:
+        return list(ALL_HOSTS)  # reported by pytest_configure
+
+
+SELECTED = _params()
+
+
+def snippet_path(path: str) -> str:
+    return f"{eng.SNIPPETS_IN_CONTAINER}/{path}"
+
+
+def run_snippet(host, path: str, *args: str):
+    """Run snippets/<path> with bash in the container; returns testinfra's CommandResult."""
+    return host.run(" ".join(shlex.quote(a) for a in ("bash", snippet_path(path), *args)))
+
+
+def start_pkcsslotd(host, timeout: float = 60.0) -> None:
+    """Start openCryptoki's pkcsslotd in a container and wait until it serves its socket.
+
+    A container has no systemd to create /run/opencryptoki and the lock directories, so this runs
+    ``systemd-tmpfiles --create /usr/lib/tmpfiles.d/opencryptoki.conf`` first. Does nothing when the
+    daemon already runs.
+    """
+    if host.run("pgrep -x pkcsslotd").rc == 0:
+        return
+    res = host.run("systemd-tmpfiles --create /usr/lib/tmpfiles.d/opencryptoki.conf && pkcsslotd")
+    if res.rc != 0:
+        raise AssertionError(f"pkcsslotd did not start (rc {res.rc}): {res.stdout}{res.stderr}")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if host.run("pgrep -x pkcsslotd && test -S /run/opencryptoki/pkcsslotd.socket").rc == 0:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"pkcsslotd was started but is not running with its socket after {timeout:.0f} s")
+
+
+class HostPool:
+    """The containers of one pytest session (one xdist worker): built and started on first use."""
+
+    def __init__(self, run_id: str):
+        self.run_id = run_id
+        self._engine: eng.Engine | None = None
+        self._failure: Exception | None = None
+        self._images: dict[str, str | Exception] = {}
+        self._shared: dict[str, object] = {}
+        self._names = itertools.count()
+        self._lock = threading.Lock()
+
+    def engine(self) -> eng.Engine:
+        if self._failure is None and self._engine is None:
+            try:
+                self._engine = eng.Engine.detect()
+                self._engine.sweep_orphans()
+                marker = eng.run_marker(self.run_id)
+                marker.parent.mkdir(exist_ok=True)
+                marker.touch()
+            except Exception as exc:  # remembered: every later test fails the same way, fast
+                self._failure = exc
+        if self._failure is not None:
+            _fail(self._failure)
+        return self._engine
+
+    def image(self, host_name: str) -> str:
+        engine = self.engine()
+        if host_name not in self._images:
+            try:
+                self._images[host_name] = engine.ensure_image(eng.HOSTS[host_name])
+            except Exception as exc:
+                self._images[host_name] = exc
+        image = self._images[host_name]
+        if isinstance(image, Exception):
+            _fail(image)
+        return image
+
+    def start(self, host_name: str):
+        image = self.image(host_name)
+        engine = self.engine()
+        name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
+        engine.start(eng.HOSTS[host_name], image, self.run_id, name)
+        host = testinfra.get_host(f"{engine.scheme}://{name}")
+        host.zr_container = name
+        host.zr_name = host_name
+        return host
+
+    def shared(self, host_name: str):
+        if host_name not in self._shared:
+            self._shared[host_name] = self.start(host_name)
+        return self._shared[host_name]
+
+    def remove(self, host) -> None:
+        if self._engine is not None:
+            self._engine.remove(host.zr_container)
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.remove(*(h.zr_container for h in self._shared.values()))
+        self._shared.clear()
+
+
+def _fail(exc: Exception):
+    if isinstance(exc, eng.PrerequisiteError):
+        pytest.fail(f"container hosts: {exc}", pytrace=False)
+    pytest.fail(f"container hosts: {type(exc).__name__}: {exc}", pytrace=False)
+
+
+# --- hooks -----------------------------------------------------------------------------------------
+
+
+def pytest_addhooks(pluginmanager):
+    """Block pytest-testinfra's own pytest plugin: its ``host`` fixture (parametrised by ``--hosts``)
+    would otherwise shadow ours when it registers later (``-p checks.hosts.plugin``). testinfra stays
+    importable as the library behind our fixtures."""
+    for name in ("pytest11.testinfra", "testinfra", "testinfra.plugin"):
+        pluginmanager.set_blocked(name)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    selected_hosts()  # a UsageError for unknown names, before anything runs
+    config.addinivalue_line(
+        "markers", "only_hosts(*names): run this host test on these container hosts only (others deselected)"
+    )
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and "zr_run_id" in workerinput:
+        config.zr_run_id = workerinput["zr_run_id"]
+    else:
+        config.zr_run_id = uuid.uuid4().hex
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                signal.signal(sig, _raise_interrupt)
+
+
+def pytest_collection_modifyitems(config, items):
+    keep, drop = [], []
+    for item in items:
+        marker = item.get_closest_marker("only_hosts")
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("host", callspec.params.get("fresh_host")) if callspec else None
+        unknown = set(marker.args) - set(ALL_HOSTS) if marker else set()
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid}: only_hosts names unknown hosts {sorted(unknown)}")
+        (drop if marker and name is not None and name not in marker.args else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist: the workers share the controller's run id, so the controller can sweep the whole run."""
+    node.workerinput["zr_run_id"] = node.config.zr_run_id
+
+
+def pytest_unconfigure(config):
+    """The controller (or a run without xdist) removes every container of the run, also a killed worker's."""
+    run_id = getattr(config, "zr_run_id", None)
+    if run_id is None or hasattr(config, "workerinput"):
+        return
+    marker = eng.run_marker(run_id)
+    if not marker.exists():
+        return  # no test of this run used a container host: do not touch the engine
+    try:
+        eng.Engine.detect().remove_run(run_id)
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+# --- fixtures --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def zr_host_pool(request):
+    pool = HostPool(request.config.zr_run_id)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(params=SELECTED, ids=str)
+def host(request, zr_host_pool):
+    """A testinfra host on the shared container of the selected host (read-only checks)."""
+    return zr_host_pool.shared(request.param)
+
+
+@pytest.fixture(params=SELECTED, ids=str)
+def fresh_host(request, zr_host_pool):
+    """A testinfra host on a new container, removed after the test (state-changing checks)."""
+    h = zr_host_pool.start(request.param)
+    yield h
+    zr_host_pool.remove(h)

@@ -1,0 +1,122 @@
+"""The harness without containers: host selection, image tags, prerequisite errors, lazy collection."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from checks.hosts import engine as eng
+from checks.hosts.plugin import selected_hosts
+
+
+def test_all_hosts_are_selected_when_zr_hosts_is_unset_or_empty():
+    assert selected_hosts("") == ["debian13-amd64", "debian13-s390x"]
+
+
+def test_zr_hosts_selects_hosts_in_canonical_order():
+    assert selected_hosts("debian13-s390x") == ["debian13-s390x"]
+    assert selected_hosts(" debian13-s390x,debian13-amd64 ") == ["debian13-amd64", "debian13-s390x"]
+
+
+def test_an_unknown_host_name_in_zr_hosts_is_a_usage_error():
+    with pytest.raises(pytest.UsageError, match="debian12-amd64"):
+        selected_hosts("debian12-amd64")
+
+
+def test_the_image_tag_changes_with_the_containerfile_and_only_then(tmp_path, monkeypatch):
+    engine = eng.Engine("docker", "docker")
+    spec = eng.HOSTS["debian13-amd64"]
+    containerfile = tmp_path / "Containerfile"
+    containerfile.write_text("FROM x\n")
+    monkeypatch.setattr(eng, "CONTAINERFILE", containerfile)
+    first = engine.image_tag(spec)
+    assert engine.image_tag(spec) == first
+    containerfile.write_text("FROM x\nRUN true\n")
+    assert engine.image_tag(spec) != first
+    assert first.startswith("zrunbook/debian13-amd64:")
+
+
+def test_the_image_tag_changes_with_the_debian_mirror(monkeypatch):
+    engine = eng.Engine("docker", "docker")
+    spec = eng.HOSTS["debian13-s390x"]
+    first = engine.image_tag(spec)
+    monkeypatch.setenv("ZR_DEBIAN_MIRROR", "http://mirror.example/debian")
+    assert engine.image_tag(spec) != first
+    assert engine.base_tag(spec).startswith("zrunbook/base-debian13-s390x:")
+
+
+def test_the_mirrors_come_from_the_machines_apt_sources(tmp_path, monkeypatch):
+    (tmp_path / "sources.list.d").mkdir()
+    (tmp_path / "sources.list.d" / "debian.sources").write_text(
+        "Types: deb\nURIs: http://mirror.example/debian/\nSuites: bookworm\n\n"
+        "Types: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\n"
+    )
+    (tmp_path / "sources.list.d" / "other.list").write_text("deb https://packages.example/apt stable main\n")
+    monkeypatch.setattr(eng, "APT_SOURCES", tmp_path)
+    monkeypatch.delenv("ZR_DEBIAN_MIRROR", raising=False)
+    monkeypatch.delenv("ZR_DEBIAN_SECURITY_MIRROR", raising=False)
+    assert eng.debian_mirrors() == ("http://mirror.example/debian", "http://mirror.example/debian-security")
+
+
+def test_no_container_engine_is_an_error_that_says_what_to_install(monkeypatch):
+    monkeypatch.setenv("ZR_ENGINE", "/nonexistent/docker")
+    with pytest.raises(eng.PrerequisiteError, match=r"apt-get install docker\.io"):
+        eng.Engine.detect()
+
+
+def test_an_engine_that_does_not_answer_is_an_error_that_says_how_to_start_it(tmp_path, monkeypatch):
+    fake = tmp_path / "docker"
+    fake.write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("ZR_ENGINE", str(fake))
+    with pytest.raises(eng.PrerequisiteError, match="Cannot connect.*dockerd >/var/log/dockerd.log"):
+        eng.Engine.detect()
+
+
+def test_missing_qemu_binfmt_is_an_error_that_says_what_to_install(tmp_path, monkeypatch):
+    (tmp_path / "status").write_text("enabled\n")
+    monkeypatch.setattr(eng, "BINFMT_MISC", tmp_path)
+    with pytest.raises(eng.PrerequisiteError, match="apt-get install qemu-user-static binfmt-support"):
+        eng.check_binfmt(eng.HOSTS["debian13-s390x"])
+    eng.check_binfmt(eng.HOSTS["debian13-amd64"])  # native: no binfmt needed
+
+
+def test_qemu_binfmt_without_the_fix_binary_flag_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "status").write_text("enabled\n")
+    (tmp_path / "qemu-s390x").write_text("enabled\ninterpreter /usr/bin/qemu-s390x\nflags: P\n")
+    monkeypatch.setattr(eng, "BINFMT_MISC", tmp_path)
+    with pytest.raises(eng.PrerequisiteError, match="F \\(fix binary\\) flag"):
+        eng.check_binfmt(eng.HOSTS["debian13-s390x"])
+
+
+def test_a_base_to_build_without_debootstrap_is_an_error_that_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(eng.shutil, "which", lambda name: None)
+    engine = eng.Engine("docker", "docker")
+    spec = eng.HOSTS["debian13-amd64"]
+    with pytest.raises(eng.PrerequisiteError, match="apt-get install debootstrap"):
+        engine._debootstrap_base(spec, engine.base_tag(spec))
+
+
+def test_a_dead_owner_process_makes_its_containers_orphans():
+    proc = subprocess.Popen(["true"])
+    live = eng.owner_label(proc.pid)
+    proc.wait()
+    assert eng.owner_alive(eng.owner_label())
+    assert not eng.owner_alive(live)
+    assert eng.owner_alive("another-machine:1:1")
+
+
+def test_collection_starts_no_engine_and_builds_nothing(tmp_path):
+    """Sphinx runs pytest --collect-only to map checkers to snippets: that must be fast and inert."""
+    env = dict(os.environ, ZR_ENGINE="/nonexistent/docker", ZR_WORKDIR=str(tmp_path / "work"))
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "checks.hosts.plugin", "checks/crypto"],
+        cwd=eng.REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "test_pkcsslotd_runs_after_start[debian13-amd64]" in proc.stdout
+    assert time.monotonic() - t0 < 10
+    assert not (tmp_path / "work").exists()
