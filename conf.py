@@ -15,6 +15,7 @@ extensions = [
     "sphinx_copybutton",
     "sphinx.ext.graphviz",
     "snippet",
+    "facts",
 ]
 
 exclude_patterns = ["_build", "_ext", "**/README.md"]

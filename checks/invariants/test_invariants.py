@@ -95,3 +95,10 @@ def test_snippet_that_is_not_utf8_is_rejected(tree):
     result = tree.build()
     assert result.returncode != 0
     assert f"{page}:3: snippets/crypto/packages/latin1.txt is not UTF-8" in result.stderr
+
+
+def test_tab_fence_with_too_few_colons_fails_the_build(tree):
+    page = tree.add_page("tabs", "# Tabs\n\n::::{tabs}\n::{group-tab} Current\nText.\n::\n::::\n")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:4: directive shown as text ('::{{group-tab}} Current" in result.stderr

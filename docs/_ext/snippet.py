@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,7 @@ KINDS: list[tuple[str, str]] = [
 ]
 
 STATIC = "static"
+UNPARSED_DIRECTIVE = re.compile(r"^:{2,}\s*\{[\w-]+\}")
 
 
 def lexer_for(path: str) -> str | None:
@@ -268,6 +270,13 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         _problem(env, env.docname,
                  f"{where}: inline code block ({first[:40]!r}...): move it to a file under "
                  "snippets/ and show it with the snippet directive")
+    for para in doctree.findall(nodes.paragraph):
+        text = para.astext()
+        if UNPARSED_DIRECTIVE.match(text):
+            where = f"{_rel(app, para.source) if para.source else env.doc2path(env.docname, False)}"
+            _problem(env, env.docname,
+                     f"{where}:{para.line or '?'}: directive shown as text ({text[:30]!r}): a colon fence "
+                     "needs at least three colons, and more than the fence it sits in")
 
 
 def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:

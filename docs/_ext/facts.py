@@ -1,0 +1,114 @@
+"""Reference content generated from the data the checks use: nothing typed twice.
+
+* ``{facts-table} checks/db2/facts/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
+  Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows.
+  The path is relative to the project root and must lie under ``checks/`` or ``snippets/``.
+* ``{value}`db2:total_log_space_gb``` inserts a value computed at build time: the part before the
+  colon names the module ``checks/<part>/values.py``, the part after a function in it that takes no
+  arguments and returns the text to show. A missing module, function or error fails the build.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import sys
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+logger = logging.getLogger(__name__)
+ALLOWED_ROOTS = ("checks/", "snippets/")
+
+
+class FactsTable(SphinxDirective):
+    required_arguments = 1
+    optional_arguments = 0
+    has_content = False
+    option_spec = {"columns": directives.unchanged, "where": directives.unchanged,
+                   "caption": directives.unchanged}
+
+    def run(self):
+        rel = self.arguments[0]
+        where = f"{self.env.doc2path(self.env.docname, False)}:{self.lineno}"
+        root = Path(self.env.app.confdir)
+        path = (root / rel).resolve()
+        if not rel.startswith(ALLOWED_ROOTS) or root.resolve() not in path.parents or not path.is_file():
+            return [self._error(f"{where}: facts table {rel!r} is not a file under checks/ or snippets/")]
+        self.env.note_dependency(str(path))
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = [r for r in csv.DictReader(fh, skipinitialspace=True) if any(r.values())]
+            fields = list(rows[0].keys()) if rows else []
+        if "columns" in self.options:
+            wanted = [c.strip() for c in self.options["columns"].split(",")]
+            unknown = [c for c in wanted if c not in fields]
+            if unknown:
+                return [self._error(f"{where}: {rel} has no column(s) {unknown}; it has {fields}")]
+            fields = wanted
+        if "where" in self.options:
+            key, _, value = self.options["where"].partition("=")
+            rows = [r for r in rows if r.get(key.strip(), "").strip() == value.strip()]
+        table = nodes.table(classes=["zr-facts"])
+        if "caption" in self.options:
+            table += nodes.title(self.options["caption"], self.options["caption"])
+        group = nodes.tgroup(cols=len(fields))
+        table += group
+        for _ in fields:
+            group += nodes.colspec(colwidth=1)
+        head = nodes.thead()
+        group += head
+        head += self._row(fields)
+        body = nodes.tbody()
+        group += body
+        for r in rows:
+            body += self._row([r.get(f, "") or "" for f in fields])
+        source = nodes.paragraph("", "", classes=["zr-facts-source"])
+        source += nodes.Text("Generated from ")
+        source += nodes.literal(rel, rel)
+        source += nodes.Text(", the file the checks read.")
+        return [table, source]
+
+    def _row(self, cells):
+        row = nodes.row()
+        for cell in cells:
+            entry = nodes.entry()
+            entry += nodes.paragraph(cell, cell)
+            row += entry
+        return row
+
+    def _error(self, message):
+        logger.warning(message, type="facts")
+        self.env.app.env.zr_problems.setdefault(self.env.docname, []).append(message)
+        return nodes.paragraph(message, message)
+
+
+class ComputedValue(SphinxRole):
+    def run(self):
+        where = f"{self.env.doc2path(self.env.docname, False)}:{self.lineno}"
+        module_name, _, func_name = self.text.partition(":")
+        root = Path(self.env.app.confdir)
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        try:
+            module = importlib.import_module(f"checks.{module_name}.values")
+            mod_path = Path(module.__file__)
+            self.env.note_dependency(str(mod_path))
+            value = str(getattr(module, func_name)())
+            for dep in getattr(module, "DEPENDS_ON", []):
+                self.env.note_dependency(str(root / dep))
+        except Exception as exc:  # any failure is a build error naming page and line
+            message = f"{where}: computed value {self.text!r} failed: {type(exc).__name__}: {exc}"
+            logger.warning(message, type="facts")
+            self.env.zr_problems.setdefault(self.env.docname, []).append(message)
+            return [nodes.problematic(self.text, self.text)], []
+        return [nodes.inline(value, value, classes=["zr-computed"])], []
+
+
+def setup(app: Sphinx):
+    app.add_directive("facts-table", FactsTable)
+    app.add_role("value", ComputedValue())
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
