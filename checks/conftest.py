@@ -1,3 +1,3 @@
 """Shared pytest configuration: the snippet-coverage plugin and the container-host fixtures."""
 
-pytest_plugins = ["checks.zrunbook_plugin"]  # + "checks.hosts.plugin" once it lands
+pytest_plugins = ["checks.zrunbook_plugin", "checks.hosts.plugin"]
