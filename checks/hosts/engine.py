@@ -342,12 +342,32 @@ class Engine:
             args += ["--label", f"zrunbook.inputs={tag.rsplit(':', 1)[1]}"]
             for key, value in self.build_args(spec).items():
                 args += ["--build-arg", f"{key}={value}"]
-            with tempfile.TemporaryDirectory(prefix="context-", dir=workdir()) as context:
-                proc = self.run(*args, context, check=False, timeout=3600)
+            dangling = self._dangling()
+            try:
+                with tempfile.TemporaryDirectory(prefix="context-", dir=workdir()) as context:
+                    proc = self.run(*args, context, check=False, timeout=3600)
+            finally:
+                # A failed or interrupted build leaves its intermediate images behind: remove them
+                # (rmi without -f leaves alone whatever another build is still using).
+                leftovers = self._dangling() - dangling
+                if leftovers and not self.image_exists(tag):
+                    self.run("rmi", *leftovers, check=False)
             if proc.returncode != 0:
                 raise RuntimeError(f"building {tag} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
             _log(f"built {tag} in {time.monotonic() - t0:.0f} s")
+            self._remove_stale_tags(tag)
         return tag
+
+    def _dangling(self) -> set[str]:
+        return set(self.run("images", "-q", "--no-trunc", "--filter", "dangling=true").stdout.split())
+
+    def _remove_stale_tags(self, tag: str) -> None:
+        """Remove the host image's older tags (earlier Containerfiles); base images are kept."""
+        repo = tag.rsplit(":", 1)[0]
+        tags = self.run("images", "--format", "{{.Repository}}:{{.Tag}}", repo).stdout.split()
+        stale = [t for t in tags if t != tag]
+        if stale:
+            self.run("rmi", *stale, check=False)
 
     # --- containers ---
 
