@@ -279,6 +279,46 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
                      "needs at least three colons, and more than the fence it sits in")
 
 
+def _tab_parts(node):
+    """(label, panel) when ``node`` is sphinx-tabs' fallback for non-HTML builders, else None.
+
+    sphinx-tabs renders a tab outside HTML as container[container[container[paragraph]], container].
+    """
+    if type(node) is not nodes.container or len(node.children) != 2:
+        return None
+    tab, panel = node.children
+    if type(tab) is not nodes.container or type(panel) is not nodes.container or len(tab.children) != 1:
+        return None
+    name = tab.children[0]
+    if type(name) is not nodes.container or len(name.children) != 1:
+        return None
+    if not isinstance(name.children[0], nodes.paragraph):
+        return None
+    return name.children[0].astext(), panel
+
+
+def tabs_as_labelled_sections(app: Sphinx, doctree: nodes.document) -> None:
+    """Outside HTML (the PDF) a tab becomes a labelled block: 'Current · RHEL/SLES' then its content."""
+    if app.builder.format == "html":
+        return
+
+    def walk(node, labels):
+        for child in list(node.children):
+            parts = _tab_parts(child)
+            if parts is None:
+                if isinstance(child, nodes.Element):
+                    walk(child, labels)
+                continue
+            label, panel = parts
+            full = labels + [label]
+            walk(panel, full)
+            heading = nodes.rubric("", "Tab: " + " \u00b7 ".join(full), classes=["zr-tab-label"])
+            block = nodes.container("", heading, *panel.children, classes=["zr-tab"])
+            child.replace_self(block)
+
+    walk(doctree, [])
+
+
 def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     html = app.builder.format == "html"
     for badge in list(doctree.findall(nodes.paragraph)):
@@ -340,6 +380,7 @@ def setup(app: Sphinx):
     app.connect("env-purge-doc", on_env_purge_doc)
     app.connect("env-merge-info", on_env_merge_info)
     app.connect("doctree-read", on_doctree_read)
+    app.connect("doctree-read", tabs_as_labelled_sections)
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
