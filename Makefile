@@ -9,7 +9,7 @@ CHECKS  ?=
 SNIPPET ?=
 PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(or $(CHECKS),checks))
 
-.PHONY: help html pdf check lint serve clean
+.PHONY: help html pdf check lint serve bundle clean
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 10
 
@@ -29,6 +29,9 @@ lint: $(TOX) ## ruff on the project's Python
 check: $(TOX) ## run every check: ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
 	$(TOX) -q -e lint
 	$(TOX) -q -e check -- $(PYTEST_ARGS)
+
+bundle: $(TOX) ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz
+	$(TOX) -q -e bundle
 
 serve: html ## serve build/html on http://localhost:8000
 	$(PYTHON) -m http.server --directory build/html 8000

@@ -1,0 +1,29 @@
+"""The deployer's bundle holds every snippet byte for byte, with a manifest that does not overclaim."""
+
+import hashlib
+import json
+import tarfile
+
+from checks import bundle
+
+
+def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
+    out = bundle.write_bundle(tmp_path / "b.tar.gz")
+    with tarfile.open(out) as tar:
+        manifest = json.load(tar.extractfile("zrunbook-snippets/MANIFEST.json"))
+        rows = {r["path"]: r for r in manifest["snippets"]}
+        files = sorted(p.relative_to(bundle.SNIPPETS).as_posix() for p in bundle.SNIPPETS.rglob("*") if p.is_file())
+        assert sorted(rows) == files
+        for rel in files:
+            data = tar.extractfile(f"zrunbook-snippets/{rel}").read()
+            assert data == (bundle.SNIPPETS / rel).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == rows[rel]["sha256"]
+            assert rows[rel]["checks"], f"{rel} has no checker in the manifest"
+
+
+def test_manifest_reports_a_result_for_other_bytes_as_not_run():
+    real = sorted(p.relative_to(bundle.SNIPPETS).as_posix() for p in bundle.SNIPPETS.rglob("*.sh"))[0]
+    coverage = {"snippets": {real: [{"checker": "shellcheck", "host": None, "test": "t"}]}}
+    stale = {"checker": "shellcheck", "host": None, "outcome": "passed", "sha256": "0" * 64, "test": "t"}
+    rows = {r["path"]: r for r in bundle.manifest(coverage, {"snippets": {real: {"runs": [stale]}}})}
+    assert rows[real]["checks"] == [{"checker": "shellcheck", "host": "static", "last_result": "not run"}]
