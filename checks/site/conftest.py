@@ -1,0 +1,91 @@
+"""The built guide served on localhost and a headless Chromium driven by Playwright.
+
+The site is built once per session into build/site-under-test (the same sphinx-build as `make html`),
+served by a loopback HTTP server on a free port, and opened in Debian's Chromium. A missing Chromium
+is a failure that says what to install.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "build" / "site-under-test"
+SHOTS = ROOT / "build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    if SITE.exists():
+        shutil.rmtree(SITE)
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", ".", "docs", str(SITE)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, f"the guide does not build:\n{proc.stderr[-4000:]}"
+    return SITE
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url(site):
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is not installed: apt-get install chromium (sudo bash .ci/prereqs.sh does it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, base_url):
+    """A fresh browser context per test; every request that leaves 127.0.0.1 is recorded and refused."""
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    pg = context.new_page()
+    pg.zr_errors = []
+    pg.zr_outside = []
+
+    def route(r):
+        if r.request.url.startswith(base_url) or r.request.url.startswith(("data:", "blob:")):
+            r.continue_()
+        else:
+            pg.zr_outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    pg.on("console", lambda m: m.type == "error" and pg.zr_errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.zr_errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+def screenshot(pg, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)

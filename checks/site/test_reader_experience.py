@@ -1,0 +1,119 @@
+"""The guide as a reader meets it: in a real browser, on localhost, with no network."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+from checks.site.conftest import screenshot
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPETS = ROOT / "snippets"
+GENERATED = {"genindex.html", "search.html"}
+
+
+def pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).parts[0].startswith("_") and p.name not in GENERATED)
+
+
+def pages_with_tab(site: Path, label: str) -> list[str]:
+    return [p for p in pages(site)
+            if f'>{label}</button>' in (site / p).read_text(encoding="utf-8")]
+
+
+def test_every_page_is_reachable_from_the_index(page, base_url, site):
+    seen, queue = set(), ["index.html"]
+    while queue:
+        rel = queue.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        page.goto(f"{base_url}/{rel}")
+        for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))"):
+            url = urlparse(urljoin(f"{base_url}/{rel}", href))
+            target = url.path.lstrip("/")
+            if url.netloc == urlparse(base_url).netloc and target.endswith(".html") and target not in GENERATED:
+                queue.append(target)
+    assert set(pages(site)) <= seen, f"pages no link leads to: {sorted(set(pages(site)) - seen)}"
+
+
+def test_choosing_the_2013_tab_chooses_it_on_every_page(page, base_url, site):
+    with_tabs = pages_with_tab(site, "2013 study")
+    assert len(with_tabs) >= 2, f"need two pages with a '2013 study' tab to prove synchronisation: {with_tabs}"
+    first, *others = with_tabs
+    page.goto(f"{base_url}/{first}")
+    page.get_by_role("tab", name="2013 study").first.click()
+    assert page.get_by_role("tab", name="2013 study").first.get_attribute("aria-selected") == "true"
+    for other in others:
+        page.goto(f"{base_url}/{other}")
+        tab = page.get_by_role("tab", name="2013 study").first
+        assert tab.get_attribute("aria-selected") == "true", f"{other} did not follow the choice"
+        panel = page.locator(f"#{tab.get_attribute('aria-controls')}")
+        assert panel.is_visible()
+    screenshot(page, "tab-2013-" + Path(others[-1]).stem)
+
+
+def test_copy_button_copies_exactly_the_snippet_file(page, base_url, site):
+    page.goto(f"{base_url}/how-to/crypto/install-packages.html")
+    block = page.locator("div.zr-snippet-wrapper").filter(has_text="crypto/packages/verify-packages.sh")
+    block.hover()
+    block.locator("button.copybtn").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    on_disk = (SNIPPETS / "crypto/packages/verify-packages.sh").read_text(encoding="utf-8")
+    assert copied.rstrip("\n") == on_disk.rstrip("\n")
+    assert copied.splitlines() == on_disk.splitlines()
+
+
+def test_download_link_returns_the_byte_identical_file(page, base_url, site):
+    checked = set()
+    for rel in pages(site):
+        page.goto(f"{base_url}/{rel}")
+        for href in page.eval_on_selector_all("a.zr-download", "els => els.map(e => e.href)"):
+            name = href.split("/_snippets/", 1)[1]
+            with urllib.request.urlopen(href) as response:  # noqa: S310 - loopback only
+                assert response.read() == (SNIPPETS / name).read_bytes(), name
+            checked.add(name)
+    every = {p.relative_to(SNIPPETS).as_posix() for p in SNIPPETS.rglob("*") if p.is_file()}
+    assert checked == every, f"snippets without a working download link: {sorted(every - checked)}"
+
+
+def test_search_finds_pkcsconf(page, base_url):
+    page.goto(f"{base_url}/search.html?q=pkcsconf")
+    results = page.locator("ul.search li")
+    results.first.wait_for(timeout=10000)
+    assert results.count() >= 1
+    screenshot(page, "search-pkcsconf")
+
+
+def test_badges_are_visible_and_say_what_ran(page, base_url):
+    page.goto(f"{base_url}/how-to/crypto/install-packages.html")
+    badges = page.locator(".zr-badge")
+    assert badges.count() >= 5
+    first = badges.first
+    assert first.is_visible()
+    assert re.fullmatch(r"[\w-]+ · [\w-]+ · (passed|failed|stale|not run)", first.inner_text())
+    screenshot(page, "install-packages")
+
+
+def test_no_page_logs_a_console_error_or_loads_from_the_network(page, base_url, site):
+    for rel in pages(site) + ["search.html"]:
+        page.goto(f"{base_url}/{rel}", wait_until="networkidle")
+    assert not page.zr_errors, page.zr_errors
+    assert not page.zr_outside, f"requests that left localhost: {page.zr_outside}"
+
+
+def test_built_site_references_no_remote_script_style_or_font(site):
+    remote = re.compile(r"""(?:src|href)=["'](?:https?:)?//|@import\s+url\(["']?https?:|url\(["']?https?://""")
+    offenders = []
+    for path in site.rglob("*"):
+        if path.suffix in {".html", ".css", ".js"}:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for m in remote.finditer(text):
+                line = text[max(0, m.start() - 60): m.end() + 60].replace("\n", " ")
+                if path.suffix == ".html" and "<a " in line[:70]:
+                    continue  # a link the reader may follow is not a resource the page loads
+                offenders.append(f"{path.relative_to(site)}: ...{line}...")
+    assert not offenders, "\n".join(offenders[:20])
