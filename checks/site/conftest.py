@@ -26,13 +26,14 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 @pytest.fixture(scope="session")
-def site() -> Path:
-    if SITE.exists():
-        shutil.rmtree(SITE)
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", ".", "docs", str(SITE)],
+def site(worker_id) -> Path:
+    out = SITE / worker_id  # one build per xdist worker: two builds never share a folder
+    if out.exists():
+        shutil.rmtree(out)
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", ".", "docs", str(out)],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, f"the guide does not build:\n{proc.stderr[-4000:]}"
-    return SITE
+    return out
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
