@@ -1,0 +1,178 @@
+"""Token initialisation (snippets/crypto/token/init-token.sh) on both hosts, judged by the token flags.
+
+amd64 initialises openCryptoki's soft token, s390x (qemu-user) the ICA token; the snippet finds the slot
+itself. pkcsconf's exit status is not trusted: every outcome is read from ``pkcsconf -t`` flags and
+judged by ``token_flags.problems`` (the rules in facts/token-flags.csv). The PINs below are test data.
+"""
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from checks.crypto import token_flags
+from checks.hosts.plugin import start_pkcsslotd
+
+SNIPPET = "crypto/token/init-token.sh"
+SKIPS_USER_PIN = Path(__file__).parent / "bad" / "init-token-without-user-pin.sh"
+
+PINS = {"TOKEN_LABEL": "zrtok", "TOKEN_SO_PIN": "24681357", "TOKEN_USER_PIN": "13572468"}
+FACTORY_SO_PIN = "87654321"  # openCryptoki's documented default, test data only
+MODEL = {"debian13-amd64": "Soft", "debian13-s390x": "IBM ICA"}
+
+
+def env(**extra: str) -> str:
+    values = {**PINS, **extra}
+    return " ".join(f"{k}={shlex.quote(v)}" for k, v in values.items())
+
+
+def init_token(host, **extra: str):
+    return host.run(f"{env(**extra)} bash /snippets/{SNIPPET}")
+
+
+def slot_of(host) -> str:
+    """The slot of the architecture's token, read from pkcsconf -t independently of the snippet."""
+    slot = None
+    for line in host.check_output("pkcsconf -t").splitlines():
+        if line.startswith("Token #"):
+            slot = line.split("#", 1)[1].split()[0]
+        elif line.strip().startswith("Model:") and line.split(":", 1)[1].strip() == MODEL[host.zr_name]:
+            return slot
+    raise AssertionError(f"no {MODEL[host.zr_name]} token in pkcsconf -t on {host.zr_name}")
+
+
+def flags(host) -> int:
+    return token_flags.flags_in(host.check_output(f"pkcsconf -t -c {slot_of(host)}"))
+
+
+def leave_token_without_user_pin(host) -> None:
+    """Run the bad init (checks/crypto/bad/init-token-without-user-pin.sh): label and SO PIN only."""
+    script = shlex.quote(SKIPS_USER_PIN.read_text(encoding="utf-8"))
+    host.run_test(f"{env(TOKEN_SLOT=slot_of(host), TOKEN_INITIAL_SO_PIN=FACTORY_SO_PIN)} bash -c {script}")
+
+
+def said(result) -> str:
+    return f"rc={result.rc}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+
+
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_init_token_leaves_a_ready_token_with_no_pin_to_be_changed(fresh_host):
+    start_pkcsslotd(fresh_host)
+    assert token_flags.problems(flags(fresh_host)), "the token was ready before initialisation"
+    result = init_token(fresh_host)
+    assert result.rc == 0, said(result)
+    assert token_flags.problems(flags(fresh_host)) == [], said(result)
+    info = fresh_host.check_output(f"pkcsconf -t -c {slot_of(fresh_host)}")
+    assert f"Label: {PINS['TOKEN_LABEL']}" in info
+    assert "Token ready" in result.stdout
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_init_token_run_twice_changes_nothing(fresh_host):
+    start_pkcsslotd(fresh_host)
+    init_token(fresh_host)
+    before = flags(fresh_host)
+    result = init_token(fresh_host, TOKEN_SLOT=slot_of(fresh_host))
+    assert result.rc == 0, said(result)
+    assert "nothing changed" in result.stdout
+    assert flags(fresh_host) == before
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_init_token_refuses_to_relabel_an_initialised_token(fresh_host):
+    start_pkcsslotd(fresh_host)
+    init_token(fresh_host)
+    result = init_token(fresh_host, TOKEN_LABEL="another")
+    assert result.rc == 1, said(result)
+    assert "already initialised with the label 'zrtok'" in result.stderr
+    assert f"Label: {PINS['TOKEN_LABEL']}" in fresh_host.check_output("pkcsconf -t")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+def test_flags_checker_catches_a_token_init_that_skips_the_user_pin(fresh_host):
+    """Negative case: label and SO PIN set, no user PIN; pkcsconf says nothing is wrong, the flags do."""
+    start_pkcsslotd(fresh_host)
+    leave_token_without_user_pin(fresh_host)
+    found = token_flags.problems(flags(fresh_host))
+    assert any(p.startswith("CKF_USER_PIN_INITIALIZED is not set") for p in found), found
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_init_token_finishes_a_token_left_without_user_pin(fresh_host):
+    start_pkcsslotd(fresh_host)
+    leave_token_without_user_pin(fresh_host)
+    result = init_token(fresh_host)
+    assert result.rc == 0, said(result)
+    assert "done: set the user PIN" in result.stdout
+    assert token_flags.problems(flags(fresh_host)) == []
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_wrong_initial_so_pin_stops_and_says_the_token_is_not_initialised(fresh_host):
+    start_pkcsslotd(fresh_host)
+    result = init_token(fresh_host, TOKEN_INITIAL_SO_PIN="11112222")
+    assert result.rc == 1, said(result)
+    assert "Failed to initialise the token" in result.stderr
+    assert "not initialised" in result.stderr
+    assert not flags(fresh_host) & 0x400
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_wrong_so_pin_stops_before_the_user_pin_and_says_so(fresh_host):
+    start_pkcsslotd(fresh_host)
+    leave_token_without_user_pin(fresh_host)
+    result = init_token(fresh_host, TOKEN_SO_PIN="99998888")
+    assert result.rc == 1, said(result)
+    assert "Failed to set the user PIN" in result.stderr
+    assert "no user PIN" in result.stderr
+    assert "a wrong SO PIN was entered" in result.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_missing_slot_stops_with_a_sentence(fresh_host):
+    start_pkcsslotd(fresh_host)
+    result = init_token(fresh_host, TOKEN_SLOT="9")
+    assert result.rc == 1, said(result)
+    assert "Slot 9 does not exist" in result.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_slot_without_a_token_stops_with_a_sentence(fresh_host):
+    start_pkcsslotd(fresh_host)
+    result = init_token(fresh_host, TOKEN_SLOT="1")  # the ICA slot: its library cannot load on amd64
+    assert result.rc == 1, said(result)
+    assert "Slot 1 has no token present" in result.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_init_token_stops_when_pkcsslotd_is_not_running(fresh_host):
+    result = init_token(fresh_host)
+    assert result.rc == 1, said(result)
+    assert "pkcsslotd is not running" in result.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_pin_of_the_wrong_length_changes_nothing(fresh_host):
+    start_pkcsslotd(fresh_host)
+    before = flags(fresh_host)
+    result = init_token(fresh_host, TOKEN_USER_PIN="12")
+    assert result.rc == 1, said(result)
+    assert "takes PINs of 4 to 8" in result.stderr
+    assert flags(fresh_host) == before
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_missing_pin_stops_before_touching_the_token(host):
+    result = host.run(f"TOKEN_LABEL=x TOKEN_SO_PIN=24681357 bash /snippets/{SNIPPET}")
+    assert result.rc != 0
+    assert "set TOKEN_USER_PIN" in result.stderr

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Initialises an openCryptoki token without prompts: label, new SO PIN, user PIN; then checks the flags.
+# Needs root (or the pkcs11 group) and a running pkcsslotd. Environment: TOKEN_LABEL, TOKEN_SO_PIN,
+# TOKEN_USER_PIN; optional TOKEN_SLOT (default: the ICA token's slot) and TOKEN_INITIAL_SO_PIN.
+set -euo pipefail
+
+: "${TOKEN_LABEL:?set TOKEN_LABEL to the token label your applications will use, e.g. IBMICATOK}"
+: "${TOKEN_SO_PIN:?set TOKEN_SO_PIN to the new security officer (SO) PIN}"
+: "${TOKEN_USER_PIN:?set TOKEN_USER_PIN to the user PIN the applications log in with}"
+# Every openCryptoki token leaves the factory with the SO PIN made of the digits 8 down to 1
+# (man pkcsconf); set TOKEN_INITIAL_SO_PIN only if yours differs.
+initial_so_pin="${TOKEN_INITIAL_SO_PIN:-$(printf '%s' {8..1})}"
+
+# Token flags (PKCS #11 CK_TOKEN_INFO, pkcs11types.h): test bits, never whole values.
+readonly USER_PIN_INITIALIZED=0x8 TOKEN_INITIALIZED=0x400 USER_PIN_COUNT_LOW=0x10000
+readonly USER_PIN_LOCKED=0x40000 USER_PIN_TO_BE_CHANGED=0x80000 SO_PIN_COUNT_LOW=0x100000
+readonly SO_PIN_LOCKED=0x400000 SO_PIN_TO_BE_CHANGED=0x800000 ERROR_STATE=0x1000000
+
+die() { echo "$*" >&2; exit 1; }
+
+command -v pkcsconf >/dev/null || die "pkcsconf is not installed: install openCryptoki first."
+pgrep -x pkcsslotd >/dev/null ||
+  die "pkcsslotd is not running: start it (systemctl enable --now pkcsslotd) and run this again."
+
+# token_field SLOT NAME: one field of 'pkcsconf -t -c SLOT', blanks trimmed.
+token_field() {
+  { pkcsconf -t -c "$1" 2>/dev/null || true; } | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p" | sed 's/[[:space:]]*$//' | head -n1
+}
+# slot_of_model MODEL: the slot whose token has this model (pkcsconf -t prints "Token #N Info:").
+slot_of_model() {
+  { pkcsconf -t 2>/dev/null || true; } | awk -v want="$1" '
+    /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
+    /^[[:space:]]*Model:/  { sub(/^[[:space:]]*Model:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
+                             if ($0 == want) { print slot; exit } }'
+}
+
+slot="${TOKEN_SLOT:-}"
+if [[ -z "$slot" ]]; then
+  slot=$(slot_of_model "IBM ICA")
+  if [[ -z "$slot" && "$(uname -m)" != s390x ]]; then
+    slot=$(slot_of_model "Soft")   # no ICA token off IBM Z: the software token stands in
+  fi
+  [[ -n "$slot" ]] || die "No ICA token found in 'pkcsconf -t': install the ICA token package" \
+    "(opencryptoki-icatok, openCryptoki-64bit or opencryptoki) and restart pkcsslotd, or set TOKEN_SLOT."
+fi
+[[ "$slot" =~ ^[0-9]+$ ]] || die "TOKEN_SLOT must be a slot number as 'pkcsconf -s' lists it, not '$slot'."
+pkcsconf -s | grep -qx "Slot #$slot Info" ||
+  die "Slot $slot does not exist: 'pkcsconf -s' lists the slots of /etc/opencryptoki/opencryptoki.conf."
+model=$(token_field "$slot" Model)
+[[ -n "$model" ]] || die "Slot $slot has no token present: its token library did not load (see 'pkcsconf -s')."
+
+flags() { printf '%d' "$(token_field "$slot" Flags | awk '{print $1}')"; }
+has() { (( $(flags) & $1 )); }
+
+# state: the token's condition in words, for messages.
+state() {
+  local f words=()
+  f=$(flags)
+  if (( f & TOKEN_INITIALIZED )); then words+=("initialised as '$(token_field "$slot" Label)'"); else words+=("not initialised"); fi
+  if (( f & SO_PIN_TO_BE_CHANGED )); then words+=("SO PIN still the factory one"); else words+=("SO PIN changed"); fi
+  if (( f & USER_PIN_INITIALIZED )); then words+=("user PIN set"); else words+=("no user PIN"); fi
+  (( f & USER_PIN_INITIALIZED && f & USER_PIN_TO_BE_CHANGED )) && words+=("user PIN must be changed")
+  (( f & SO_PIN_COUNT_LOW )) && words+=("a wrong SO PIN was entered")
+  (( f & USER_PIN_COUNT_LOW )) && words+=("a wrong user PIN was entered")
+  (( f & SO_PIN_LOCKED )) && words+=("SO PIN LOCKED")
+  (( f & USER_PIN_LOCKED )) && words+=("user PIN LOCKED")
+  (( f & ERROR_STATE )) && words+=("token in ERROR STATE")
+  local text
+  text=$(printf '%s, ' "${words[@]}")
+  printf 'slot %s (%s): %s; flags %s\n' "$slot" "$model" "${text%, }" "$(token_field "$slot" Flags | awk '{print $1}')"
+}
+
+# PIN lengths the token accepts, e.g. "PIN Length: 4-8".
+IFS=- read -r pin_min pin_max < <(token_field "$slot" "PIN Length")
+for name in TOKEN_SO_PIN TOKEN_USER_PIN; do
+  value=${!name}; length=${#value}
+  (( length >= pin_min && length <= pin_max )) ||
+    die "$name has $length characters; this token takes PINs of $pin_min to $pin_max. Nothing was changed."
+done
+
+# step DESCRIPTION BIT WANT-SET COMMAND...: run one pkcsconf action, then trust the flags, not its exit status.
+step() {
+  local what=$1 bit=$2 want=$3 out; shift 3
+  out=$("$@" 2>&1 | sed 's/^Enter a unique token label: //') || true
+  if { [[ $want == set ]] && has "$bit"; } || { [[ $want == clear ]] && ! has "$bit"; }; then
+    echo "done: $what"; changed=yes
+  else
+    die "Failed to $what (pkcsconf said: ${out:-nothing}). Now $(state)"
+  fi
+}
+
+changed=no
+if has "$TOKEN_INITIALIZED"; then
+  label=$(token_field "$slot" Label)
+  [[ "$label" == "$TOKEN_LABEL" ]] || die "Slot $slot is already initialised with the label '$label'." \
+    "Initialising it again would delete its keys; set TOKEN_LABEL='$label' to finish that token, or" \
+    "reinitialise it by hand if you mean to. Now $(state)"
+else
+  step "initialise the token as '$TOKEN_LABEL'" "$TOKEN_INITIALIZED" set \
+    pkcsconf -c "$slot" -I -S "$initial_so_pin" <<<"$TOKEN_LABEL"
+fi
+if has "$SO_PIN_TO_BE_CHANGED"; then
+  step "replace the factory SO PIN" "$SO_PIN_TO_BE_CHANGED" clear \
+    pkcsconf -c "$slot" -P -S "$initial_so_pin" -n "$TOKEN_SO_PIN"
+fi
+if ! has "$USER_PIN_INITIALIZED"; then
+  step "set the user PIN" "$USER_PIN_INITIALIZED" set pkcsconf -c "$slot" -u -S "$TOKEN_SO_PIN" -n "$TOKEN_USER_PIN"
+fi
+if has "$USER_PIN_TO_BE_CHANGED"; then
+  # The token refuses a new PIN equal to the old one: go through a random one and back.
+  temporary=$(tr -dc 0-9 </dev/urandom | head -c "$pin_max")
+  step "change the user PIN (1 of 2)" "$USER_PIN_TO_BE_CHANGED" clear \
+    pkcsconf -c "$slot" -p -U "$TOKEN_USER_PIN" -n "$temporary"
+  out=$(pkcsconf -c "$slot" -p -U "$temporary" -n "$TOKEN_USER_PIN" 2>&1) ||
+    die "The user PIN is now a temporary one and could not be set back ($out). Set it with" \
+      "'pkcsconf -c $slot -p' using the temporary PIN $temporary. Now $(state)"
+  echo "done: change the user PIN (2 of 2)"; changed=yes
+fi
+
+f=$(flags)
+if (( f & TOKEN_INITIALIZED && f & USER_PIN_INITIALIZED )) &&
+   (( !(f & (USER_PIN_TO_BE_CHANGED | SO_PIN_TO_BE_CHANGED | USER_PIN_LOCKED | SO_PIN_LOCKED | ERROR_STATE)) )); then
+  [[ $changed == yes ]] || echo "Slot $slot already holds a ready token labelled '$TOKEN_LABEL'; nothing changed."
+  echo "Token ready: $(state)"
+else
+  die "The token is not ready: $(state)"
+fi
