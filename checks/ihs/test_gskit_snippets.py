@@ -1,0 +1,100 @@
+"""The GSKit steps (gskcapicmd today, gskcmd in 2013, sslstash): commands, flags and consistency.
+
+GSKit cannot run on the container hosts, so these checks read the snippets: every command and flag
+is checked against checks/ihs/facts/gskit-commands.csv (with sources), and what the steps create
+(token label, certificate label, CN, library, key database, stash file) must be what httpd.conf
+names. The study's own mismatches are the negative cases under checks/ihs/bad/.
+"""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from checks.ihs import gskit
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPETS = ROOT / "snippets"
+BAD = Path(__file__).parent / "bad"
+GSKIT = sorted(p.name for p in (SNIPPETS / "ihs/gskit").glob("*.sh"))
+
+CURRENT = ["create-key-database.sh", "create-token-certificate.sh", "list-token-certificates.sh",
+           "stash-token-pin.sh"]
+STUDY = ["create-key-database-2013.sh", "create-token-certificate-2013.sh",
+         "list-token-certificates-2013.sh", "stash-token-pin.sh"]
+
+
+def scripts(names):
+    return {n: (SNIPPETS / "ihs/gskit" / n).read_text(encoding="utf-8") for n in names}
+
+
+def conf(name):
+    return (SNIPPETS / "ihs/httpd" / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
+@pytest.mark.parametrize("name", GSKIT)
+def test_gskit_snippet_uses_documented_commands_flags_and_environment_secrets(name):
+    text = (SNIPPETS / "ihs/gskit" / name).read_text(encoding="utf-8")
+    assert gskit.commands(text), f"{name} calls no GSKit command"
+    assert gskit.validate(text) == []
+
+
+@pytest.mark.snippet("ihs/gskit/create-key-database.sh", "ihs/gskit/create-token-certificate.sh",
+                     "ihs/gskit/list-token-certificates.sh", "ihs/gskit/stash-token-pin.sh",
+                     "ihs/httpd/httpd-ssl-current.conf", checker="format-validator")
+def test_current_httpd_conf_names_the_token_certificate_and_files_the_gskit_steps_create():
+    made = gskit.created(scripts(CURRENT))
+    assert set(made) == {"kdb", "token", "label", "crypto", "cn", "stash"}
+    assert gskit.consistency(scripts(CURRENT), conf("httpd-ssl-current.conf")) == []
+
+
+@pytest.mark.snippet("ihs/gskit/create-key-database-2013.sh", "ihs/gskit/create-token-certificate-2013.sh",
+                     "ihs/gskit/list-token-certificates-2013.sh", "ihs/gskit/stash-token-pin.sh",
+                     "ihs/httpd/httpd-ssl-2013.conf", checker="format-validator")
+def test_corrected_2013_httpd_conf_names_the_token_certificate_and_files_the_gskit_steps_create():
+    assert gskit.consistency(scripts(STUDY), conf("httpd-ssl-2013.conf")) == []
+
+
+@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
+def test_validator_rejects_the_studys_gskcmd_line_broken_after_label():
+    problems = gskit.validate((BAD / "gskcmd-label-split-across-lines-2013.sh").read_text())
+    assert any("-label needs a value" in p for p in problems), problems
+    # the options after the break (-crypto, -tokenlabel, -pw) are lost to a second command
+    assert any("name a key store with -db or -crypto" in p for p in problems), problems
+
+
+@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
+def test_validator_rejects_the_studys_key_database_password_on_the_command_line():
+    problems = gskit.validate((BAD / "gskcmd-literal-kdb-password-2013.sh").read_text())
+    assert problems == ["line 5: gskcmd -keydb -create: -pw must come from an environment variable, not '1234'"]
+
+
+@pytest.mark.snippet("ihs/httpd/httpd-ssl-2013.conf", checker="format-validator")
+def test_consistency_check_reports_the_studys_certificate_cn_that_differs_from_servername():
+    bad = scripts(["create-key-database-2013.sh", "stash-token-pin.sh"])
+    bad["cn.sh"] = (BAD / "create-token-certificate-cn-washnode1-2013.sh").read_text()
+    assert gskit.validate(bad["cn.sh"]) == []
+    problems = gskit.consistency(bad, conf("httpd-ssl-2013.conf"))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("certificate CN and ServerName"), problems
+    assert "'washnode1.net'" in problems[0]
+    assert "'wasnode1.net'" in problems[0]
+
+
+@pytest.mark.snippet("ihs/gskit/create-token-certificate-2013.sh", checker="format-validator")
+def test_consistency_check_reports_the_slides_certificate_label_that_was_never_created():
+    slides = (BAD / "httpd-ssl-2013-slides-cert-label.conf").read_text()
+    problems = gskit.consistency(scripts(STUDY), slides)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("certificate label"), problems
+    assert "'ihs-cert'" in problems[0]
+
+
+@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
+def test_every_gskit_fact_cites_a_source():
+    with open(gskit.FACTS, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    for row in rows:
+        assert row["source"].startswith(("https://", "http://", "000_", "001_")), row
