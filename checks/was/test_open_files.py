@@ -62,7 +62,8 @@ def unit_limits(host, dropin_source):
 def test_limits_file_gives_the_websphere_user_8192_open_files_at_login(fresh_host):
     with_baseline(fresh_host)
     before = run_snippet(fresh_host, CHECK, USER)
-    assert before.rc == 1 and "below 8192" in before.stderr, output(before)
+    assert before.rc == 1, output(before)
+    assert "below 8192" in before.stderr, output(before)
     fresh_host.run_test(f"install -m 644 {snippet_path(LIMITS)} /etc/security/limits.d/90-websphere-nofile.conf")
     assert login_limits(fresh_host) == (8192, 16384)
     after = run_snippet(fresh_host, CHECK, USER)
@@ -74,7 +75,8 @@ def test_limits_file_gives_the_websphere_user_8192_open_files_at_login(fresh_hos
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_check_names_a_missing_user(fresh_host):
     result = run_snippet(fresh_host, CHECK, "nosuchuser")
-    assert result.rc == 1 and "does not exist" in result.stderr, output(result)
+    assert result.rc == 1, output(result)
+    assert "does not exist" in result.stderr, output(result)
 
 
 @pytest.mark.only_hosts("debian13-amd64")
@@ -90,7 +92,8 @@ def test_limits_line_without_a_type_leaves_the_default(fresh_host):
 @pytest.mark.snippet(DROPIN, checker="sysctl-applied")
 def test_dropin_gives_the_websphere_unit_8192_open_files(fresh_host):
     verify, soft, hard = unit_limits(fresh_host, snippet_path(DROPIN))
-    assert verify.rc == 0 and "nofile.conf" not in verify.stderr, output(verify)
+    assert verify.rc == 0, output(verify)
+    assert "nofile.conf" not in verify.stderr, output(verify)
     assert (soft, hard) == (8192, 16384)
 
 
@@ -109,7 +112,9 @@ def test_2013_profile_line_raises_the_limit_when_the_hard_limit_allows(fresh_hos
     with_baseline(fresh_host, hard=16384)
     first = run_snippet(fresh_host, PROFILE_2013, "/etc/profile.d/websphere-ulimit.sh")
     second = run_snippet(fresh_host, PROFILE_2013, "/etc/profile.d/websphere-ulimit.sh")
-    assert first.rc == 0 and second.rc == 0 and "nothing changed" in second.stdout, output(second)
+    assert first.rc == 0, output(first)
+    assert second.rc == 0, output(second)
+    assert "nothing changed" in second.stdout, output(second)
     assert fresh_host.file("/etc/profile.d/websphere-ulimit.sh").content_string.count("ulimit") == 1
     assert login_limits(fresh_host)[0] == 8192
 

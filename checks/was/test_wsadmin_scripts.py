@@ -1,0 +1,172 @@
+"""The wsadmin scripts, run under the container's real Jython 2.7 against a recording fake of AdminConfig,
+AdminTask and AdminControl (wsadmin_fake.py): the exact calls and arguments are asserted.
+
+All scripts and negative cases of a host run in ONE Jython process (a JVM start costs seconds, far more under
+qemu); the result of that run is shared by the tests of the module.
+"""
+
+import csv
+import json
+
+import pytest
+
+from checks.hosts.plugin import snippet_path
+from checks.was.util import HERE, copy_to, output
+
+HEAP = "was/wsadmin/set-heap-size.py"
+KEYSIZE = "was/wsadmin/set-default-cert-key-size.py"
+LTPA = "was/wsadmin/set-ltpa-software-jce-2013.py"
+SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
+SSL_2013 = "was/wsadmin/set-ssl-config-2013.py"
+LTPA_NAME = "com.ibm.ws.security.ltpa.forceSoftwareJCEProviderForLTPA"
+CURRENT_SUITES = ["TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256",
+                  "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]
+BAD = sorted(p.name for p in (HERE / "bad").glob("*.py"))
+
+CASES = {
+    "heap": (HEAP, ["node01", "server1"], ()),
+    "heap-4096": (HEAP, ["node01", "server1", "4096"], ()),
+    "heap-unknown-server": (HEAP, ["node01", "server9"], ()),
+    "heap-bad-size": (HEAP, ["node01", "server1", "2g"], ()),
+    "keysize": (KEYSIZE, [], ()),
+    "keysize-4096": (KEYSIZE, ["4096"], ()),
+    "keysize-1024": (KEYSIZE, ["1024"], ()),
+    "ltpa": (LTPA, ["node01", "server1"], ()),
+    "ltpa-again": (LTPA, ["node01", "server1"], (LTPA_NAME,)),
+    "ssl-now": (SSL_NOW, ["node01"], ()),
+    "ssl-now-unknown-node": (SSL_NOW, ["node09"], ()),
+    "ssl-2013": (SSL_2013, ["node01", "CellDefaultSSLSettings"], ()),
+}
+
+
+def cipher_names():
+    with open(HERE / "facts" / "cipher-suites.csv", newline="", encoding="utf-8") as fh:
+        return [row["suite"] for row in csv.DictReader(fh)]
+
+
+_RUNS: dict = {}
+
+
+@pytest.fixture
+def runs(host):
+    """The batch's results for this host: run once per host (per xdist worker), then reused."""
+    if host.zr_name not in _RUNS:
+        _RUNS[host.zr_name] = run_batch(host)
+    return _RUNS[host.zr_name]
+
+
+def run_batch(host):
+    """Copy the fake, the negative cases and a plan into the container; run them all in one Jython."""
+    copy_to(host, (HERE / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
+    cases = [{"id": key, "script": snippet_path(rel), "argv": argv, "properties": list(props)}
+             for key, (rel, argv, props) in CASES.items()]
+    for name in BAD:
+        copy_to(host, (HERE / "bad" / name).read_text(), f"/tmp/wsfake/bad/{name}")
+        cases.append({"id": f"bad/{name}", "script": f"/tmp/wsfake/bad/{name}", "argv": []})
+    plan = {"commands_csv": (HERE / "facts" / "wsadmin-commands.csv").read_text(),
+            "ciphers": cipher_names(), "cases": cases}
+    copy_to(host, json.dumps(plan), "/tmp/wsfake/plan.json")
+    result = host.run("cd /tmp/wsfake && jython wsadmin_fake.py plan.json")
+    assert result.rc == 0, output(result)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def calls(run):
+    assert run["status"] == 0, run
+    assert not run["error"], run
+    return [(obj, method, args) for obj, method, args, _ in run["calls"]]
+
+
+@pytest.mark.snippet(HEAP, checker="jython-fake")
+def test_heap_script_sets_initial_and_maximum_heap_and_saves(runs):
+    assert calls(runs["heap"]) == [
+        ("AdminConfig", "getid", ["/Node:node01/Server:server1/"]),
+        ("AdminTask", "setJVMProperties",
+         ["[-nodeName node01 -serverName server1 -initialHeapSize 2048 -maximumHeapSize 2048]"]),
+        ("AdminConfig", "save", []),
+    ]
+    assert "-initialHeapSize 4096 -maximumHeapSize 4096" in calls(runs["heap-4096"])[1][2][0]
+
+
+@pytest.mark.snippet(HEAP, checker="jython-fake")
+def test_heap_script_changes_nothing_for_an_unknown_server_or_size(runs):
+    for key in ("heap-unknown-server", "heap-bad-size"):
+        run = runs[key]
+        assert run["status"] in (1, 2), run
+        assert not [c for c in run["calls"] if c[1] == "save" or c[0] == "AdminTask"], run
+    assert "No server server9 on node node01" in runs["heap-unknown-server"]["stdout"]
+
+
+@pytest.mark.snippet(KEYSIZE, checker="jython-fake")
+def test_key_size_script_sets_the_security_custom_property(runs):
+    assert calls(runs["keysize"]) == [
+        ("AdminTask", "setAdminActiveSecuritySettings",
+         ['[-customProperties ["com.ibm.ssl.defaultCertReqKeySize=2048"]]']),
+        ("AdminConfig", "save", []),
+    ]
+    assert "defaultCertReqKeySize=4096" in calls(runs["keysize-4096"])[0][2][0]
+    assert runs["keysize-1024"]["status"] == 2
+    assert runs["keysize-1024"]["calls"] == []
+
+
+@pytest.mark.snippet(LTPA, checker="jython-fake")
+def test_2013_ltpa_property_is_created_once_on_the_servers_jvm(runs):
+    jvm = "(cells/cell01/nodes/node01/servers/server1|server.xml#JavaVirtualMachine_1)"
+    server_id = "(cells/cell01/nodes/node01/servers/server1|server.xml#Server_1)"
+    assert calls(runs["ltpa"]) == [
+        ("AdminConfig", "getid", ["/Node:node01/Server:server1/"]),
+        ("AdminConfig", "list", ["JavaVirtualMachine", server_id]),
+        ("AdminConfig", "list", ["Property", jvm]),
+        ("AdminConfig", "create", ["Property", jvm, [["name", LTPA_NAME], ["value", "true"],
+                                                      ["description", "added for CEX support"]], "systemProperties"]),
+        ("AdminConfig", "save", []),
+    ]
+    again = runs["ltpa-again"]
+    assert again["status"] == 0, again
+    assert "nothing changed" in again["stdout"], again
+    assert not [c for c in again["calls"] if c[1] in ("create", "save")]
+
+
+@pytest.mark.snippet(SSL_NOW, checker="jython-fake")
+def test_current_ssl_config_allows_tls12_and_13_with_gcm_suites_only(runs):
+    got = runs["ssl-now"]
+    assert calls(got)[-1] == ("AdminConfig", "save", [])
+    (task,) = [c for c in got["calls"] if c[0] == "AdminTask"]
+    assert task[1] == "modifySSLConfig"
+    params = dict(task[3])
+    assert params == {"alias": "NodeDefaultSSLSettings", "scopeName": "(cell):cell01:(node):node01",
+                      "sslProtocol": "TLSv1.2,TLSv1.3", "securityLevel": "CUSTOM",
+                      "enabledCiphers": " ".join(CURRENT_SUITES)}
+
+
+@pytest.mark.snippet(SSL_NOW, checker="jython-fake")
+def test_current_ssl_config_refuses_an_unknown_node(runs):
+    run = runs["ssl-now-unknown-node"]
+    assert run["status"] == 1, run
+    assert "No node node09" in run["stdout"], run
+    assert not [c for c in run["calls"] if c[0] == "AdminTask" or c[1] == "save"]
+
+
+@pytest.mark.snippet(SSL_2013, checker="jython-fake")
+def test_2013_ssl_config_enables_the_studys_single_suite(runs):
+    (task,) = [c for c in runs["ssl-2013"]["calls"] if c[0] == "AdminTask"]
+    assert dict(task[3]) == {"alias": "CellDefaultSSLSettings", "scopeName": "(cell):cell01:(node):node01",
+                             "securityLevel": "CUSTOM", "enabledCiphers": "SSL_RSA_WITH_AES_256_CBC_SHA"}
+    assert calls(runs["ssl-2013"])[-1] == ("AdminConfig", "save", [])
+
+
+WHY = {  # what the fake must say about each negative case
+    "save-misspelt.py": "AdminConfig has no method saveConfig",
+    "set-heap-size-misspelt-parameter.py": "setJVMProperties has no parameter -initialHeapsize",
+    "ssl-config-sslv3.py": "-sslProtocol 'SSLv3' is not one of",
+    "ssl-config-unknown-suite.py": "unknown cipher suites ['TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA256']",
+}
+
+
+@pytest.mark.parametrize("bad", BAD)
+@pytest.mark.snippet("was/wsadmin/*.py", checker="jython-fake")
+def test_fake_rejects_the_mistake_in(runs, bad):
+    run = runs[f"bad/{bad}"]
+    assert run["status"] == 1, run
+    assert WHY[bad] in run["error"], run
+    assert not [c for c in run["calls"] if c[1] == "save"], run

@@ -1,0 +1,209 @@
+# ruff: noqa: UP004, UP031 - runs under Jython 2.7, written in its idiom.
+"""A recording stand-in for wsadmin's AdminConfig, AdminTask and AdminControl objects (runs under Jython 2.7).
+
+Each object accepts only the methods the real one has (facts/wsadmin-commands.csv, with sources); AdminTask
+commands also have their parameters checked: unknown parameter, missing required one, value outside the
+documented set. Every call is recorded as [object, method, arguments, parsed parameters]. ``run_all`` executes
+a batch of scripts, each like ``wsadmin -lang jython -f script arg...`` (sys.argv holds only the arguments),
+and prints one JSON document with the calls, the exit status and the output of each: one JVM for all scripts.
+"""
+
+import csv
+import json
+import sys
+
+try:
+    from StringIO import StringIO  # Jython 2.7
+except ImportError:  # CPython 3, for local experiments
+    from io import StringIO
+
+
+class WsadminError(Exception):
+    pass
+
+
+def parse_task_args(text):
+    """'[-a b -c "d e" -f [x y]]' or a list -> [(name, value)], as wsadmin parses AdminTask arguments."""
+    if isinstance(text, (list, tuple)):
+        tokens = list(text)
+    else:
+        s = text.strip()
+        if s.startswith("[") and s.endswith("]"):
+            s = s[1:-1]
+        tokens, i = [], 0
+        while i < len(s):
+            c = s[i]
+            if c.isspace():
+                i += 1
+            elif c == '"':
+                j = s.index('"', i + 1)
+                tokens.append(s[i + 1:j])
+                i = j + 1
+            elif c == "[":
+                depth, j = 0, i
+                while True:
+                    if s[j] == "[":
+                        depth += 1
+                    elif s[j] == "]":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    j += 1
+                tokens.append(s[i:j + 1])
+                i = j + 1
+            else:
+                j = i
+                while j < len(s) and not s[j].isspace():
+                    j += 1
+                tokens.append(s[i:j])
+                i = j
+    pairs, i = [], 0
+    while i < len(tokens):
+        name = tokens[i]
+        if not name.startswith("-"):
+            raise WsadminError("expected a -parameter, found %r" % name)
+        if i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+            pairs.append((name[1:], tokens[i + 1]))
+            i += 2
+        else:
+            pairs.append((name[1:], ""))
+            i += 1
+    return pairs
+
+
+class Facts(object):
+    def __init__(self, commands_csv, ciphers):
+        self.methods = {}
+        self.params = {}
+        for row in csv.DictReader(StringIO(commands_csv)):
+            self.methods.setdefault(row["object"], set()).add(row["command"])
+            if row["parameter"]:
+                self.params.setdefault(row["command"], []).append(row)
+        self.ciphers = set(ciphers)
+
+    def check_task(self, command, pairs):
+        rows = self.params.get(command, [])
+        known = dict((r["parameter"], r) for r in rows)
+        names = [n for n, _ in pairs]
+        for name, value in pairs:
+            if name not in known:
+                raise WsadminError("%s has no parameter -%s (it has %s)" % (command, name, ", ".join(sorted(known))))
+            allowed = known[name]["values"]
+            if allowed == "int" and not value.isdigit():
+                raise WsadminError("-%s takes a number of MB, not %r" % (name, value))
+            if "|" in allowed and value not in allowed.split("|"):
+                raise WsadminError("-%s %r is not one of %s" % (name, value, allowed))
+            if name == "enabledCiphers":
+                unknown = [c for c in value.split() if c not in self.ciphers]
+                if unknown:
+                    raise WsadminError("unknown cipher suites %s" % unknown)
+            if name == "customProperties":
+                for item in value.strip("[]").split():
+                    if "=" not in item.strip('"'):
+                        raise WsadminError("custom property %r is not name=value" % item)
+        for r in rows:
+            if r["required"] == "yes" and r["parameter"] not in names:
+                raise WsadminError("%s needs -%s" % (command, r["parameter"]))
+
+
+class Recorder(object):
+    """One wsadmin scripting object; attribute access to an unknown method raises AttributeError."""
+
+    def __init__(self, name, facts, calls, config):
+        self._name, self._facts, self._calls, self._config = name, facts, calls, config
+
+    def __getattr__(self, method):
+        if method.startswith("_") or method not in self._facts.methods.get(self._name, ()):
+            raise AttributeError("%s has no method %s" % (self._name, method))
+
+        def call(*args):
+            parsed = None
+            if self._name == "AdminTask":
+                parsed = parse_task_args(args[0] if args else "")
+                self._facts.check_task(method, parsed)
+            self._calls.append([self._name, method, list(args), parsed])
+            return self._config.answer(self._name, method, args)
+        return call
+
+
+class Config(object):
+    """The configuration the fake pretends to hold: one cell, node and server, as a fresh profile has."""
+
+    def __init__(self, cell="cell01", node="node01", server="server1", properties=()):
+        self.cell, self.node, self.server = cell, node, server
+        self.created = 0
+        # JVM custom properties already present: id -> name
+        self.properties = dict(("(cells/%s|server.xml#Property_%d)" % (cell, i), name)
+                               for i, name in enumerate(properties))
+
+    def answer(self, obj, method, args):
+        server_id = "(cells/%s/nodes/%s/servers/%s|server.xml#Server_1)" % (self.cell, self.node, self.server)
+        jvm_id = "(cells/%s/nodes/%s/servers/%s|server.xml#JavaVirtualMachine_1)" % (
+            self.cell, self.node, self.server)
+        if (obj, method) == ("AdminConfig", "getid"):
+            path = args[0]
+            if path == "/Node:%s/Server:%s/" % (self.node, self.server):
+                return server_id
+            if path in ("/Cell:%s/" % self.cell, "/Cell:/"):
+                return "%s(cells/%s|cell.xml#Cell_1)" % (self.cell, self.cell)
+            if path == "/Node:%s/" % self.node:
+                return "%s(cells/%s/nodes/%s|node.xml#Node_1)" % (self.node, self.cell, self.node)
+            return ""
+        cell_id = "%s(cells/%s|cell.xml#Cell_1)" % (self.cell, self.cell)
+        if (obj, method) == ("AdminConfig", "list"):
+            if args[0] == "JavaVirtualMachine" and len(args) > 1 and args[1] == server_id:
+                return jvm_id
+            if args[0] == "Property" and len(args) > 1 and args[1] == jvm_id:
+                return "\n".join(sorted(self.properties))
+            if args[0] == "Cell":
+                return cell_id
+            return ""
+        if (obj, method) == ("AdminConfig", "showAttribute"):
+            if args[0] == cell_id and args[1] == "name":
+                return self.cell
+            if args[0] in self.properties and args[1] == "name":
+                return self.properties[args[0]]
+            return ""
+        if (obj, method) == ("AdminConfig", "create"):
+            self.created += 1
+            return "(cells/%s|x.xml#%s_%d)" % (self.cell, args[0], self.created)
+        if (obj, method) == ("AdminControl", "getCell"):
+            return self.cell
+        if (obj, method) == ("AdminControl", "getNode"):
+            return self.node
+        return ""
+
+
+def run_script(path, argv, facts, properties=()):
+    calls = []
+    config = Config(properties=properties)
+    scope = {"__name__": "__main__"}
+    for name in ("AdminConfig", "AdminTask", "AdminControl"):
+        scope[name] = Recorder(name, facts, calls, config)
+    out, err = StringIO(), StringIO()
+    saved = sys.argv, sys.stdout, sys.stderr
+    sys.argv, sys.stdout, sys.stderr = list(argv), out, err
+    status, error = 0, ""
+    try:
+        execfile(path, scope)  # noqa: F821 - a Jython 2.7 builtin
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:
+        status, error = 1, "%s: %s" % (type(exc).__name__, exc)
+    finally:
+        sys.argv, sys.stdout, sys.stderr = saved
+    return {"status": status, "error": error, "stdout": out.getvalue(), "stderr": err.getvalue(), "calls": calls}
+
+
+def run_all(plan_path):
+    with open(plan_path) as fh:
+        plan = json.load(fh)
+    facts = Facts(plan["commands_csv"], plan["ciphers"])
+    results = {}
+    for case in plan["cases"]:
+        results[case["id"]] = run_script(case["script"], case["argv"], facts, case.get("properties", ()))
+    sys.stdout.write(json.dumps(results))
+
+
+if __name__ == "__main__":
+    run_all(sys.argv[1])
