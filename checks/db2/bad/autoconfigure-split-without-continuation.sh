@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The study's AUTOCONFIGURE as printed, pasted into a shell script: no trailing backslashes.
+set -euo pipefail
+db2 autoconfigure using
+  mem_percent 80
+  workload_type simple
+  num_stmts 60
+  tpm 10000
+  is_populated yes
+  num_local_apps 0
+  num_remote_apps 100
+  isolation rs
+  bp_resizeable yes
+apply db and dbm

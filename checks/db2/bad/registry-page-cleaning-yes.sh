@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# The study's db2set line: YES where the documentation lists ON and OFF.
+set -euo pipefail
+db2set DB2_USE_ALTERNATE_PAGE_CLEANING=YES

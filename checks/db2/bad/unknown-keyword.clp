@@ -1,0 +1,3 @@
+-- AUTOCONFIGURE has no keyword mem_pct (it is mem_percent).
+CONNECT TO TRADEDB;
+AUTOCONFIGURE USING mem_pct 80 APPLY DB ONLY;

@@ -1,0 +1,59 @@
+"""Fixture ``ipc_host``: a container host in which a sysctl.d file of IPC parameters can really be loaded.
+
+IPC sysctls (kernel.shm*, kernel.sem, kernel.msg*) are per IPC namespace, but Docker mounts /proc/sys
+read-only, so ``sysctl -p`` fails in the runbook's ordinary hosts. Passing the values as ``--sysctl``
+would not test the snippet. What is done instead, and why:
+
+* the container runs as ``nobody`` with every capability dropped and ``no-new-privileges``;
+* ``systempaths=unconfined`` lifts Docker's masks on /proc (the kernel refuses a new proc mount in a
+  user namespace while parts of /proc are masked) and ``seccomp=unconfined`` allows ``unshare``
+  (Docker's default profile permits it only with CAP_SYS_ADMIN);
+* the test then runs ``unshare --user --map-root-user --ipc --mount --pid --fork --mount-proc``: root
+  of a new user namespace that owns a new IPC namespace, with a fresh /proc. The kernel lets that
+  root write the IPC sysctls of its own namespace and nothing else: global keys (vm.*, fs.*) stay
+  owned by the machine's root and are refused (checked once by hand, and by a test here).
+
+Not chosen: ``--privileged`` or CAP_SYS_ADMIN (the container's root could change the machine's
+sysctls), and ``systempaths=unconfined`` with a root container (tried: root in the container could
+write vm.swappiness of the machine). The container is labelled and removed like every other host
+container (registered before it starts, removed by the finalizer, swept with its run).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+import testinfra
+
+from checks.hosts import engine as eng
+from checks.hosts.plugin import SELECTED
+
+UNSHARE = "unshare --user --map-root-user --ipc --mount --pid --fork --mount-proc"
+
+
+@pytest.fixture(params=SELECTED, ids=str)
+def ipc_host(request, zr_host_pool):
+    """A testinfra host (user nobody) whose ``zr_ipc(cmd)`` runs cmd as root of a fresh IPC namespace."""
+    spec = eng.HOSTS[request.param]
+    image = zr_host_pool.image(spec.name)
+    engine = zr_host_pool.engine()
+    name = f"zr-{spec.name}-ipc-{zr_host_pool.run_id[:8]}-{request.node.name[-40:]}"
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+    eng._LIVE.add((engine, name))
+    try:
+        engine.run(
+            "run", "-d", "--init", "--network", "none", "--name", name, "--hostname", spec.name,
+            "--label", f"zrunbook.run={zr_host_pool.run_id}", "--label", f"zrunbook.owner={eng.owner_label()}",
+            "--label", f"zrunbook.host={spec.name}",
+            "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+            "--security-opt", "systempaths=unconfined", "--security-opt", "seccomp=unconfined",
+            "-v", f"{eng.SNIPPETS}:{eng.SNIPPETS_IN_CONTAINER}:ro",
+            image, "sleep", "infinity",
+        )  # fmt: skip
+        host = testinfra.get_host(f"{engine.scheme}://{name}")
+        host.zr_container, host.zr_name = name, spec.name
+        host.zr_ipc = lambda cmd: host.run(f"{UNSHARE} sh -c {shlex.quote(cmd)}")
+        yield host
+    finally:
+        engine.remove(name)

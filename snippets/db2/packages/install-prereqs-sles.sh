@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs the libraries a Db2 server loads (asynchronous I/O, C++ runtime, PAM) on SLES 15. Needs root.
+# Db2's own db2prereqcheck (in the installation image) checks the rest for the Db2 level you install.
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "run this as root: it installs packages" >&2; exit 1; }
+command -v zypper >/dev/null || { echo "zypper not found: this snippet is for SLES" >&2; exit 1; }
+zypper --non-interactive install libaio1 libstdc++6 pam
