@@ -41,6 +41,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -349,9 +350,12 @@ class Engine:
             finally:
                 # A failed or interrupted build leaves its intermediate images behind: remove them
                 # (rmi without -f leaves alone whatever another build is still using).
-                leftovers = self._dangling() - dangling
-                if leftovers and not self.image_exists(tag):
+                for _ in range(40):  # the daemon may still be removing the failed step's container
+                    leftovers = self._dangling() - dangling
+                    if not leftovers or self.image_exists(tag):
+                        break
                     self.run("rmi", *leftovers, check=False)
+                    time.sleep(0.5)
             if proc.returncode != 0:
                 raise RuntimeError(f"building {tag} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
             _log(f"built {tag} in {time.monotonic() - t0:.0f} s")
@@ -445,6 +449,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # clean up as after Ctrl-C
     try:
         sys.exit(main(sys.argv[1:]))
     except PrerequisiteError as exc:

@@ -43,6 +43,9 @@ def run_inner(tmp_path, zr_host, mode, sig=None):
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "checks.hosts.plugin", "-p", "no:cacheprovider", "."],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        # A run started in the background (no job control) inherits SIGINT ignored: undo that, as a
+        # terminal's Ctrl-C reaches a foreground run with the default handler.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     engine = eng.Engine.detect()
     if sig is not None:

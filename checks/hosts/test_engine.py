@@ -110,7 +110,7 @@ def test_a_dead_owner_process_makes_its_containers_orphans():
 
 def test_collection_starts_no_engine_and_builds_nothing(tmp_path):
     """Sphinx runs pytest --collect-only to map checkers to snippets: that must be fast and inert."""
-    env = dict(os.environ, ZR_ENGINE="/nonexistent/docker", ZR_WORKDIR=str(tmp_path / "work"))
+    env = dict(os.environ, ZR_ENGINE="/nonexistent/docker", ZR_WORKDIR=str(tmp_path / "work"), ZR_HOSTS="")
     t0 = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "checks.hosts.plugin", "checks/crypto"],
