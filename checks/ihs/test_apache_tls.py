@@ -1,0 +1,184 @@
+"""The open-source equivalent: Apache httpd + mod_ssl served for real on the container hosts.
+
+Two forms: the recommended one (key in a file, OpenSSL 3 using CPACF and Crypto Express itself) and
+the one that mirrors IHS (key in the openCryptoki token through pkcs11-provider). Each is started
+with the chapter's snippets and probed with openssl s_client inside the container: TLS 1.2 and 1.3
+negotiate the configured suites, TLS 1.1 and an unconfigured suite are refused. The token form also
+proves that the token signs. A TLS policy scan (sslyze, Mozilla intermediate) runs from this machine
+against a container whose port is published on the loopback address.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.hosts.plugin import run_snippet
+from checks.ihs.apache_host import handshake, serve_files, serve_token
+
+TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
+TLS13 = {"TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"}
+SITE = "ihs/apache/apache-tls-openssl.conf"
+TOKEN_SNIPPETS = ("ihs/apache/apache-tls-pkcs11.conf", "ihs/apache/openssl-pkcs11-provider.conf",
+                  "ihs/apache/create-token-key-and-csr.sh", "ihs/apache/set-httpd-openssl-conf.sh")
+
+
+def field(result, name):
+    for line in result.stdout.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"no {name!r} in:\n{result.stdout}")
+
+
+def assert_only_configured_protocols_and_suites(host, ca):
+    r = handshake(host, ca, "-tls1_2")
+    assert r.rc == 0, r.stdout
+    assert field(r, "Protocol version") == "TLSv1.2"
+    assert field(r, "Ciphersuite") in TLS12
+    r = handshake(host, ca, "-tls1_3")
+    assert r.rc == 0, r.stdout
+    assert field(r, "Protocol version") == "TLSv1.3"
+    assert field(r, "Ciphersuite") in TLS13
+    assert field(r, "Peer certificate") == "CN=www.example.com"
+    refused = {
+        "TLS 1.1": ("-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"),
+        "TLS 1.2 with AES256-SHA": ("-tls1_2", "-cipher", "AES256-SHA"),
+        "TLS 1.2 with ECDHE-RSA-CHACHA20-POLY1305": ("-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305"),
+        "TLS 1.3 with TLS_CHACHA20_POLY1305_SHA256": ("-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256"),
+    }
+    for what, args in refused.items():
+        r = handshake(host, ca, *args)
+        assert r.rc != 0, f"{what} was accepted:\n{r.stdout}"
+
+
+@pytest.mark.snippet(SITE, checker="apache-tls")
+def test_openssl_site_serves_only_tls12_and_tls13_with_the_configured_suites(fresh_host):
+    ca = serve_files(fresh_host)
+    assert_only_configured_protocols_and_suites(fresh_host, ca)
+
+
+@pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
+def test_token_site_serves_only_tls12_and_tls13_with_the_key_in_the_token(fresh_host):
+    ca = serve_token(fresh_host)
+    assert_only_configured_protocols_and_suites(fresh_host, ca)
+    # no private key file: the certificate's public key is the token's
+    cert_key = fresh_host.run("openssl x509 -in /etc/ssl/certs/www.example.com.crt -noout -pubkey").stdout
+    token_key = fresh_host.run(
+        "OPENSSL_CONF=/etc/ssl/openssl-pkcs11.conf openssl pkey -pubin -pubout "
+        "-in 'pkcs11:token=IBMICATOK;object=apachekey;type=public'").stdout
+    assert cert_key.strip(), "no public key in the certificate"
+    assert cert_key == token_key
+    assert fresh_host.file("/etc/ssl/private/apache-token.pin").mode == 0o640
+    assert fresh_host.file("/etc/ssl/private/apache-token.pin").group == "www-data"
+
+
+@pytest.mark.snippet(*TOKEN_SNIPPETS, checker="testinfra")
+def test_token_key_and_httpd_environment_snippets_are_safe_to_run_twice(fresh_host):
+    serve_token(fresh_host)
+    env = "TOKEN_LABEL=IBMICATOK TOKEN_USER_PIN=12345678"
+    again = fresh_host.run(f"{env} bash /snippets/ihs/apache/create-token-key-and-csr.sh")
+    assert again.rc == 0, again.stdout + again.stderr
+    assert "exists in token IBMICATOK already: keeping it" in again.stdout
+    assert run_snippet(fresh_host, "ihs/apache/set-httpd-openssl-conf.sh").rc == 0
+    assert fresh_host.run("grep -c '^export OPENSSL_CONF=' /etc/apache2/envvars").stdout.strip() == "1"
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
+def test_every_handshake_is_signed_by_the_token(fresh_host):
+    """OpenSC's pkcs11-spy between pkcs11-provider and openCryptoki logs each C_Sign of httpd's workers."""
+    ca = serve_token(fresh_host)
+    spy = fresh_host.run("ls /usr/lib/*-linux-gnu/pkcs11/pkcs11-spy.so").stdout.strip()
+    real = fresh_host.run("readlink -f /usr/lib64/opencryptoki/libopencryptoki.so").stdout.strip()
+    fresh_host.run_test(f"sed -i 's|^pkcs11-module-path = .*|pkcs11-module-path = {spy}|' /etc/ssl/openssl-pkcs11.conf"
+                        f" && printf 'export PKCS11SPY={real} PKCS11SPY_OUTPUT=/tmp/spy.log\\n' >> /etc/apache2/envvars"
+                        " && apache2ctl stop && sleep 1 && apache2ctl start && sleep 1 && chmod 666 /tmp/spy.log")
+
+    def signs():
+        return int(fresh_host.run("grep -c 'C_SignInit' /tmp/spy.log || true").stdout.strip() or 0)
+
+    before = signs()
+    for proto in ("-tls1_2", "-tls1_3", "-tls1_3"):
+        assert handshake(fresh_host, ca, proto).rc == 0
+    assert signs() - before >= 3, fresh_host.run("tail -40 /tmp/spy.log").stdout
+
+
+def sslyze(port: int, ca_file: Path, tmp_path: Path):
+    exe = Path(sys.executable).with_name("sslyze")
+    if not exe.exists():
+        pytest.fail(f"sslyze is not installed next to {sys.executable}: pip install 'sslyze>=6.3,<7'", pytrace=False)
+    out = tmp_path / "scan.json"
+    # the certificate's name with the address to connect to, so no DNS is needed
+    target = f"www.example.com:{port}{{127.0.0.1}}"
+    proc = subprocess.run([str(exe), "--mozilla_config=intermediate", f"--certinfo_ca_file={ca_file}",
+                           f"--json_out={out}", target], capture_output=True, text=True, timeout=300)
+    return proc, json.loads(out.read_text()) if out.exists() else None
+
+
+def path_validation(scan):
+    """(trust store, success, error) per certificate deployment: what a failed scan reports first."""
+    info = scan["server_scan_results"][0]["scan_result"]["certificate_info"]["result"]
+    return [(r["trust_store"]["name"], r["was_validation_successful"], r.get("validation_error"))
+            for d in info["certificate_deployments"] for r in d["path_validation_results"]]
+
+
+def scan_site(host, site, tmp_path):
+    ca = serve_files(host, site)
+    ca_file = tmp_path / "ca.crt"
+    ca_file.write_text(host.file(ca).content_string)
+    return sslyze(host.zr_port, ca_file, tmp_path)
+
+
+@pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)
+@pytest.mark.snippet(SITE, checker="apache-tls")
+def test_tls_policy_scan_finds_the_openssl_site_compliant_with_mozilla_intermediate(published_host, tmp_path):
+    proc, scan = scan_site(published_host, SITE, tmp_path)
+    assert scan is not None, proc.stdout + proc.stderr
+    assert proc.returncode == 0, json.dumps(path_validation(scan), indent=1)
+    assert f"www.example.com:{published_host.zr_port}: OK - Compliant." in proc.stdout, proc.stdout[-3000:]
+
+
+@pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)
+@pytest.mark.snippet("ihs/apache/apache-tls-2013-equivalent.conf", checker="apache-tls")
+def test_tls_policy_scan_reports_the_2013_choices_as_not_compliant(published_host, tmp_path):
+    proc, scan = scan_site(published_host, "ihs/apache/apache-tls-2013-equivalent.conf", tmp_path)
+    assert scan is not None, proc.stdout + proc.stderr
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "FAILED - Not compliant." in proc.stdout, proc.stdout[-3000:]
+    assert "* tls_versions: TLS versions {" in proc.stdout, proc.stdout[-3000:]
+    assert "* ciphers: Cipher suites {'TLS_RSA_WITH_AES_256_CBC_SHA'} are supported" in proc.stdout
+    assert "certificate_path_validation" not in proc.stdout  # the certificate is fine: only the TLS choices fail
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.snippet("ihs/apache/compare-openssl-hardware-paths.sh", checker="testinfra")
+def test_openssl_a_b_masks_cpacf_and_cex_on_ibm_z(host):
+    r = run_snippet(host, "ihs/apache/compare-openssl-hardware-paths.sh")
+    assert r.rc == 0, r.stdout + r.stderr
+    a = next(line for line in r.stdout.splitlines() if line.startswith("A (default):"))
+    b = next(line for line in r.stdout.splitlines() if line.startswith("B (z900;nocex):"))
+    assert "kimd:0x9000000000000000" in a  # SHA-512 via CPACF KIMD, as qemu emulates it
+    assert "env:z900;nocex" in b
+    assert "kimd:0x0:0x0" in b
+    # a container has no /dev/z90crypt: the snippet says RSA stays in software
+    assert "CEX: no /dev/z90crypt" in r.stdout
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.snippet("ihs/apache/compare-openssl-hardware-paths.sh", checker="testinfra")
+def test_libcrypto_opens_z90crypt_unless_nocex_is_set(host):
+    """OpenSSL 3.2+ on s390x tries /dev/z90crypt at start-up; OPENSSL_s390xcap=nocex stops it (qemu strace)."""
+    default = host.run("QEMU_STRACE=1 openssl version 2>&1 | grep z90crypt")
+    masked = host.run("QEMU_STRACE=1 OPENSSL_s390xcap=nocex openssl version 2>&1 | grep z90crypt")
+    assert 'openat(AT_FDCWD,"/dev/z90crypt",O_RDWR' in default.stdout
+    assert masked.stdout == ""
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet("ihs/apache/compare-openssl-hardware-paths.sh", checker="testinfra")
+def test_openssl_a_b_refuses_to_run_off_ibm_z(host):
+    r = run_snippet(host, "ihs/apache/compare-openssl-hardware-paths.sh")
+    assert r.rc == 1
+    assert "This check is for Linux on IBM Z (s390x)" in r.stderr
