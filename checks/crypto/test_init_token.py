@@ -18,7 +18,7 @@ SKIPS_USER_PIN = Path(__file__).parent / "bad" / "init-token-without-user-pin.sh
 
 PINS = {"TOKEN_LABEL": "zrtok", "TOKEN_SO_PIN": "24681357", "TOKEN_USER_PIN": "13572468"}
 FACTORY_SO_PIN = "87654321"  # openCryptoki's documented default, test data only
-MODEL = {"debian13-amd64": "Soft", "debian13-s390x": "IBM ICA"}
+MODEL = {"debian13-amd64": "Soft", "debian13-s390x": "ICA"}  # openCryptoki 3.23 token models
 
 
 def env(**extra: str) -> str:

@@ -27,16 +27,17 @@ token_field() {
   { pkcsconf -t -c "$1" 2>/dev/null || true; } | sed -n "s/^[[:space:]]*$2:[[:space:]]*//p" | sed 's/[[:space:]]*$//' | head -n1
 }
 # slot_of_model MODEL: the slot whose token has this model (pkcsconf -t prints "Token #N Info:").
+# The ICA token calls itself "ICA" in openCryptoki 3.x and called itself "IBM ICA" in 2.x.
 slot_of_model() {
   { pkcsconf -t 2>/dev/null || true; } | awk -v want="$1" '
     /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
     /^[[:space:]]*Model:/  { sub(/^[[:space:]]*Model:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
-                             if ($0 == want) { print slot; exit } }'
+                             if ($0 == want || $0 == "IBM " want) { print slot; exit } }'
 }
 
 slot="${TOKEN_SLOT:-}"
 if [[ -z "$slot" ]]; then
-  slot=$(slot_of_model "IBM ICA")
+  slot=$(slot_of_model ICA)
   if [[ -z "$slot" && "$(uname -m)" != s390x ]]; then
     slot=$(slot_of_model "Soft")   # no ICA token off IBM Z: the software token stands in
   fi
