@@ -1,5 +1,5 @@
 # Prints the largest AES key (in bits) the Java runtime that runs this script allows; unlimited prints 2147483647.
-# Run it in WebSphere's own JVM: run-jce-check.sh (wsadmin.sh -lang jython -conntype NONE -f this file).
+# Run it in WebSphere's own JVM: run-in-websphere-java.sh print-max-aes-key-length.py
 from javax.crypto import Cipher
 
 bits = Cipher.getMaxAllowedKeyLength("AES")

@@ -1,0 +1,46 @@
+"""The java.security fragments: provider numbering, the PKCS#11 provider first with its configuration path on
+the same line (checks/was/java_security.py), and the path the same one the token configuration is installed as.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from checks.was import java_security
+from checks.was.util import HERE
+
+SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+CURRENT = "was/pkcs11/java-security-providers-current.security"
+STUDY = "was/pkcs11/java-security-providers-2013.security"
+BAD = sorted(p.name for p in (HERE / "bad").glob("*.security"))
+WHY = {
+    "java-security-path-on-next-line.security": "stands on a line of its own",
+    "java-security-pkcs11-not-first.security": "must be security.provider.1",
+    "java-security-numbering.security": "used twice: [2]",
+}
+
+
+@pytest.mark.parametrize("rel", [CURRENT, STUDY])
+@pytest.mark.snippet(CURRENT, STUDY, checker="java-security")
+def test_provider_list_puts_the_pkcs11_provider_first_with_its_path(rel):
+    assert java_security.problems((SNIPPETS / rel).read_text()) == []
+
+
+@pytest.mark.snippet(CURRENT, "was/pkcs11/ica-token-*.cfg", checker="java-security")
+def test_provider_list_names_the_path_the_token_config_is_installed_as():
+    path = java_security.pkcs11_config_path((SNIPPETS / CURRENT).read_text())
+    for cfg in sorted((SNIPPETS / "was/pkcs11").glob("ica-token-*.cfg")):
+        assert re.search(rf"Install as {re.escape(path)};", cfg.read_text()), cfg.name
+
+
+@pytest.mark.snippet(STUDY, "was/pkcs11/cex3config-2013.cfg", checker="java-security")
+def test_2013_provider_list_names_the_studys_config_file():
+    assert java_security.pkcs11_config_path((SNIPPETS / STUDY).read_text()) == "/etc/cex3config.cfg"
+
+
+@pytest.mark.parametrize("bad", BAD)
+@pytest.mark.snippet(CURRENT, STUDY, checker="java-security")
+def test_java_security_checker_rejects(bad):
+    found = java_security.problems((HERE / "bad" / bad).read_text())
+    assert any(WHY[bad] in p for p in found), found

@@ -1,0 +1,136 @@
+"""The PKCS#11 token configuration files, loaded into OpenJDK 21's SunPKCS11 against openCryptoki.
+
+SunPKCS11 reads the same file format as IBM's IBMPKCS11Impl (name, description, library, slot or
+slotListIndex, disabledMechanisms) and is the strictest parser at hand. Each host gets a fresh container:
+pkcsslotd started, a token initialised with the crypto chapter's init-token.sh (the ICA token on s390x, the
+soft token on amd64), the user wasadmin added to pkcs11 with the crypto chapter's snippet, and then ONE JVM
+(checks/was/Pkcs11Check.java) loads every file as wasadmin: login with the user PIN from the environment,
+an RSA key pair generated in the token, a signature, and every disabled mechanism proved absent.
+
+What the containers cannot match, the test adapts openly: the library path a file names is linked to the
+host's real openCryptoki library when it does not exist (the RHEL path on Debian, the s390x path on amd64,
+SLES 11's PKCS11_API.so64), and on amd64, which has no ICA token, "slot = 1" is pointed at the soft token's
+slot 3.
+"""
+
+import re
+
+import pytest
+
+from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
+from checks.was.util import HERE, copy_to, let_pkcs11_group_write_tokens, output
+
+RHEL = "was/pkcs11/ica-token-rhel-sles.cfg"
+DEBIAN = "was/pkcs11/ica-token-ubuntu-debian.cfg"
+STUDY = "was/pkcs11/cex3config-2013.cfg"
+TOKEN = {"TOKEN_LABEL": "IBMICATOK", "TOKEN_SO_PIN": "87650000", "TOKEN_USER_PIN": "24681357"}
+NATIVE = {"debian13-amd64": "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so",
+          "debian13-s390x": "/usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so"}
+BAD = sorted(p.name for p in (HERE / "bad").glob("*.cfg"))
+_RESULTS: dict = {}
+
+
+def env(values: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in values.items())
+
+
+def prepare(host):
+    """Token, user and the files as the JVM will read them; returns {label: path in the container}."""
+    start_pkcsslotd(host)
+    init = host.run(f"{env(TOKEN)} bash {snippet_path('crypto/token/init-token.sh')}")
+    assert init.rc == 0, output(init)
+    host.run_test("id wasadmin || useradd -m wasadmin")
+    added = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin")
+    assert added.rc == 0, output(added)
+    let_pkcs11_group_write_tokens(host)
+    files = {}
+    for rel in (RHEL, DEBIAN, STUDY):
+        text = (HERE.parent.parent / "snippets" / rel).read_text()
+        library = re.search(r"^library\s*=\s*(\S+)", text, re.M).group(1)
+        host.run_test(f"test -e {library} || "
+                      f"{{ mkdir -p $(dirname {library}) && ln -s {NATIVE[host.zr_name]} {library}; }}")
+        if host.zr_name == "debian13-amd64":
+            text = re.sub(r"^slot = 1$", "slot = 3", text, flags=re.M)  # the soft token stands in for ICA
+        files[rel] = f"/tmp/pkcs11/{rel.rsplit('/', 1)[1]}"
+        copy_to(host, text, files[rel])
+    for name in BAD:
+        files[f"bad/{name}"] = f"/tmp/pkcs11/bad/{name}"
+        copy_to(host, (HERE / "bad" / name).read_text(), files[f"bad/{name}"])
+    copy_to(host, (HERE / "Pkcs11Check.java").read_text(), "/tmp/pkcs11/Pkcs11Check.java")
+    host.run_test("chmod -R a+rX /tmp/pkcs11")
+    return files
+
+
+def run_all(host):
+    files = prepare(host)
+    result = host.run(f"cd /tmp/pkcs11 && runuser -u wasadmin -- env TOKEN_USER_PIN={TOKEN['TOKEN_USER_PIN']} "
+                      f"java Pkcs11Check.java {' '.join(files.values())}")
+    assert result.rc == 0, output(result)
+    sections, current = {}, None
+    by_path = {v: k for k, v in files.items()}
+    for line in result.stdout.splitlines():
+        if line.startswith("== "):
+            current = by_path[line[3:]]
+            sections[current] = {"mechanism": {}}
+        elif line.startswith("mechanism CKM_"):
+            name, state = line[len("mechanism "):].split(": ", 1)
+            sections[current]["mechanism"][name] = state
+        elif current and ": " in line:
+            key, value = line.split(": ", 1)
+            sections[current][key] = value
+    return sections
+
+
+@pytest.fixture
+def results(fresh_host):
+    if fresh_host.zr_name not in _RESULTS:
+        _RESULTS[fresh_host.zr_name] = run_all(fresh_host)
+    return _RESULTS[fresh_host.zr_name]
+
+
+def current_file(host_name):
+    return DEBIAN if host_name == "debian13-s390x" else RHEL
+
+
+@pytest.mark.snippet(RHEL, DEBIAN, checker="sunpkcs11")
+def test_token_config_logs_in_and_generates_an_rsa_key_in_the_token(results, fresh_host):
+    for rel in (RHEL, DEBIAN):
+        got = results[rel]
+        assert "error" not in got, got.get("error")
+        assert got["provider"] == "SunPKCS11-IBMICATOK", got
+        assert got["login"] == "ok", got
+        assert "RSA private key, 2048 bits" in got["rsa-key"], got
+        assert "sensitive" in got["rsa-key"], got
+        assert got["sign-verify"] == "ok", got
+
+
+@pytest.mark.snippet(RHEL, DEBIAN, checker="sunpkcs11")
+def test_token_config_leaves_every_disabled_mechanism_unused(results, fresh_host):
+    got = results[current_file(fresh_host.zr_name)]
+    disabled = got["disabled"].split()
+    assert len(disabled) == 7, got
+    assert set(got["mechanism"]) == set(disabled), got
+    assert all(state.startswith("absent") for state in got["mechanism"].values()), got["mechanism"]
+    assert not set(disabled) & set(got["mechanisms"].split()), got
+    if fresh_host.zr_name == "debian13-amd64":  # the soft token offers them all: the block really removes them
+        assert all(state == "absent (token offers it)" for state in got["mechanism"].values()), got["mechanism"]
+
+
+@pytest.mark.snippet(STUDY, checker="sunpkcs11")
+def test_2013_config_finds_no_token_at_slot_list_index_0_today(results, fresh_host):
+    got = results[STUDY]
+    assert "CKR_TOKEN_NOT_PRESENT" in got.get("error", ""), got
+
+
+WHY = {
+    "description-with-parentheses.cfg": "Unexpected",
+    "key-in-wrong-case.cfg": "Unknown keyword 'SlotListIndex'",
+    "library-relative-path.cfg": "Absolute path required",
+}
+
+
+@pytest.mark.parametrize("bad", BAD)
+@pytest.mark.snippet(STUDY, RHEL, DEBIAN, checker="sunpkcs11")
+def test_sunpkcs11_rejects_the_config_mistake_in(results, fresh_host, bad):
+    got = results[f"bad/{bad}"]
+    assert WHY[bad] in got.get("error", ""), got

@@ -1,0 +1,90 @@
+"""The reader's verification, run for real against a stand-in for WebSphere's HTTPS transport: a Java HTTPS
+server (checks/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11) whose private key and certificate were
+generated IN the token with keytool, offering exactly the protocols and suites set-ssl-config-current.py gives
+WebSphere. check-tls-handshake.sh must show TLS 1.3 and TLS 1.2 with those suites and a verified certificate;
+once the key object is deleted from the token, the running server can no longer complete a handshake: the
+token, not a copy in the JVM, signed.
+"""
+
+import re
+
+import pytest
+
+from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
+from checks.shown_output import assert_shown_output, normalise_common
+from checks.was.test_wsadmin_scripts import CURRENT_SUITES
+from checks.was.util import HERE, copy_to, let_pkcs11_group_write_tokens, output
+
+HANDSHAKE = "was/verify/check-tls-handshake.sh"
+HANDSHAKE_OUT = "was/verify/check-tls-handshake.out"
+SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
+PIN = {"TOKEN_LABEL": "IBMICATOK", "TOKEN_SO_PIN": "87650000", "TOKEN_USER_PIN": "24681357"}
+SLOT = {"debian13-amd64": 3, "debian13-s390x": 1}
+LIB = {"debian13-amd64": "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so",
+       "debian13-s390x": "/usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so"}
+_SERVERS: dict = {}
+
+
+def start_server(host):
+    """Token, key and certificate made in the token as wasadmin, server started; returns the CA file path."""
+    start_pkcsslotd(host)
+    env = " ".join(f"{k}={v}" for k, v in PIN.items())
+    assert host.run(f"{env} bash {snippet_path('crypto/token/init-token.sh')}").rc == 0
+    host.run_test("id wasadmin || useradd -m wasadmin")
+    assert run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin").rc == 0
+    let_pkcs11_group_write_tokens(host)
+    cfg = f"name = IBMICATOK\nlibrary = {LIB[host.zr_name]}\nslot = {SLOT[host.zr_name]}\n"
+    copy_to(host, cfg, "/tmp/verify/token.cfg")
+    copy_to(host, (HERE / "TokenHttpsServer.java").read_text(), "/tmp/verify/TokenHttpsServer.java")
+    host.run_test("chmod -R a+rwX /tmp/verify")
+    store = (f"-keystore NONE -storetype PKCS11 -providerClass sun.security.pkcs11.SunPKCS11 "
+             f"-providerArg /tmp/verify/token.cfg -storepass {PIN['TOKEN_USER_PIN']} -alias was-server")
+    as_was = "cd /tmp/verify && runuser -u wasadmin --"
+    gen = host.run(f"{as_was} keytool -genkeypair {store} -keyalg RSA -keysize 2048 -dname CN=localhost "
+                   "-ext san=dns:localhost -validity 30")
+    assert gen.rc == 0, output(gen)
+    host.run_test(f"{as_was} keytool -exportcert -rfc {store} -file /tmp/verify/was-server.pem")
+    host.run_test(f"{as_was} sh -c 'TOKEN_USER_PIN={PIN['TOKEN_USER_PIN']} nohup java TokenHttpsServer.java "
+                  f"token.cfg was-server 9443 TLSv1.2,TLSv1.3 {','.join(CURRENT_SUITES)} > server.log 2>&1 &'")
+    host.run_test("for i in $(seq 240); do grep -q listening /tmp/verify/server.log && exit 0; sleep 0.5; done; "
+                  "cat /tmp/verify/server.log; exit 1")
+    return "/tmp/verify/was-server.pem"
+
+
+@pytest.fixture
+def server(fresh_host):
+    return fresh_host, start_server(fresh_host)
+
+
+@pytest.mark.snippet(HANDSHAKE, checker="testinfra")
+@pytest.mark.snippet(HANDSHAKE_OUT, checker="output-regenerated")
+@pytest.mark.snippet(SSL_NOW, checker="testinfra")
+def test_handshakes_use_the_current_suites_and_the_token_signs_each(server):
+    host, ca = server
+    assert "token object" in host.file("/tmp/verify/server.log").content_string
+    tls13 = host.run(f"CA_FILE={ca} bash {snippet_path(HANDSHAKE)} localhost:9443")
+    assert tls13.rc == 0, output(tls13)
+    assert "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384" in tls13.stdout, output(tls13)
+    assert "SSL certificate verify ok." in tls13.stdout
+    tls12 = host.run(f"curl -sS -v -o /dev/null --tls-max 1.2 --cacert {ca} https://localhost:9443/")
+    assert "SSL connection using TLSv1.2 / ECDHE-RSA-AES256-GCM-SHA384" in tls12.stderr, output(tls12)
+    # The private key object removed from the token: the running server can no longer sign, so the token did.
+    tool = (f"runuser -u wasadmin -- pkcs11-tool --module {LIB[host.zr_name]} --slot {SLOT[host.zr_name]} "
+            f"--login --pin {PIN['TOKEN_USER_PIN']}")
+    delete = host.run(f"id=$({tool} --list-objects --type privkey | awk '/ID:/ {{print $2; exit}}') && "
+                      f"test -n \"$id\" && {tool} --delete-object --type privkey --id $id")
+    assert delete.rc == 0, output(delete)
+    after = host.run(f"CA_FILE={ca} bash {snippet_path(HANDSHAKE)} localhost:9443")
+    assert after.rc == 1, output(after)
+    if host.zr_name == "debian13-amd64":
+        assert_shown_output(HANDSHAKE_OUT, tls13.stdout,
+                            lambda t: normalise_common(re.sub(r"(start|expire) date: .*", r"\1 date: <date>", t)))
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HANDSHAKE, checker="testinfra")
+def test_handshake_check_fails_on_an_untrusted_certificate(server):
+    host, _ca = server
+    result = host.run(f"CA_FILE=/etc/ssl/certs/ca-certificates.crt bash {snippet_path(HANDSHAKE)} localhost:9443")
+    assert result.rc == 1, output(result)
+    assert "failed" in result.stderr
