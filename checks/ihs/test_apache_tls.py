@@ -9,6 +9,7 @@ against a container whose port is published on the loopback address.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,14 +112,18 @@ def test_every_handshake_is_signed_by_the_token(fresh_host):
     assert signs() - before >= 3, fresh_host.run("tail -40 /tmp/spy.log").stdout
 
 
-def sslyze(port: int, ca_file: Path, tmp_path: Path):
+def sslyze(host, ca_file: Path, tmp_path: Path):
+    """sslyze from this machine, run inside the container's network namespace (it has no other network)."""
     exe = Path(sys.executable).with_name("sslyze")
     if not exe.exists():
         pytest.fail(f"sslyze is not installed next to {sys.executable}: pip install 'sslyze>=6.3,<7'", pytrace=False)
     out = tmp_path / "scan.json"
     # the certificate's name with the address to connect to, so no DNS is needed
-    target = f"www.example.com:{port}{{127.0.0.1}}"
-    proc = subprocess.run([str(exe), "--mozilla_config=intermediate", f"--certinfo_ca_file={ca_file}",
+    target = f"www.example.com:{host.zr_port}{{127.0.0.1}}"
+    if not shutil.which("nsenter"):
+        pytest.fail("nsenter is not installed: apt-get install util-linux", pytrace=False)
+    proc = subprocess.run(["nsenter", f"--net={host.zr_netns}", str(exe), "--mozilla_config=intermediate",
+                           f"--certinfo_ca_file={ca_file}",
                            f"--json_out={out}", target], capture_output=True, text=True, timeout=300)
     return proc, json.loads(out.read_text()) if out.exists() else None
 
@@ -134,7 +139,7 @@ def scan_site(host, site, tmp_path):
     ca = serve_files(host, site)
     ca_file = tmp_path / "ca.crt"
     ca_file.write_text(host.file(ca).content_string)
-    return sslyze(host.zr_port, ca_file, tmp_path)
+    return sslyze(host, ca_file, tmp_path)
 
 
 @pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)
