@@ -1,6 +1,6 @@
 // Loads a PKCS#11 token configuration file into OpenJDK's SunPKCS11 (the same file format as IBM's
 // IBMPKCS11Impl) against openCryptoki, logs in with TOKEN_USER_PIN from the environment, generates an RSA key
-// pair in the token, signs with it, and lists which mechanisms back the provider's services. Then it loads the
+// pair in the token, signs with it (RSASSA-PSS), and lists which mechanisms back the provider's services. Then it loads the
 // same file without its disabledMechanisms block and reports, per disabled mechanism, whether the token would
 // otherwise have offered it. Run with: java Pkcs11Check.java CONFIG...  (single-file launch: no javac needed).
 // Output per file: "== CONFIG", then one "key: value" per line; a failure prints "error: ...".
@@ -12,6 +12,8 @@ import java.security.KeyStore;
 import java.security.Provider;
 import java.security.Security;
 import java.security.Signature;
+import java.security.spec.MGF1ParameterSpec;
+import java.security.spec.PSSParameterSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -21,6 +23,19 @@ import java.util.regex.Pattern;
 public class Pkcs11Check {
     static final Pattern MECH = Pattern.compile("\\((CKM_[A-Z0-9_]+)\\)\\s*$");
     static final Pattern DISABLED = Pattern.compile("disabledMechanisms\\s*=\\s*\\{([^}]*)\\}", Pattern.DOTALL);
+
+    static boolean signAndVerify(String alg, PSSParameterSpec spec, KeyPair kp, Provider p) throws Exception {
+        Signature sig = Signature.getInstance(alg, p);
+        if (spec != null) sig.setParameter(spec);
+        sig.initSign(kp.getPrivate());
+        sig.update("zrunbook".getBytes());
+        byte[] signature = sig.sign();
+        Signature verify = Signature.getInstance(alg, p);
+        if (spec != null) verify.setParameter(spec);
+        verify.initVerify(kp.getPublic());
+        verify.update("zrunbook".getBytes());
+        return verify.verify(signature);
+    }
 
     static TreeSet<String> mechanisms(Provider p) {
         TreeSet<String> found = new TreeSet<>();
@@ -61,14 +76,14 @@ public class Pkcs11Check {
         kpg.initialize(2048);
         KeyPair kp = kpg.generateKeyPair();
         System.out.println("rsa-key: " + kp.getPrivate().getClass().getSimpleName() + " " + kp.getPrivate());
-        Signature sig = Signature.getInstance("SHA256withRSA", p);
-        sig.initSign(kp.getPrivate());
-        sig.update("zrunbook".getBytes());
-        byte[] signature = sig.sign();
-        Signature verify = Signature.getInstance("SHA256withRSA", p);
-        verify.initVerify(kp.getPublic());
-        verify.update("zrunbook".getBytes());
-        System.out.println("sign-verify: " + (verify.verify(signature) ? "ok" : "FAILED"));
+        // RSASSA-PSS is what a TLS 1.3 server (and a TLS 1.2 one with rsa_pss_rsae) signs with.
+        PSSParameterSpec pss = new PSSParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, 32, 1);
+        System.out.println("sign-verify: " + (signAndVerify("RSASSA-PSS", pss, kp, p) ? "ok" : "FAILED"));
+        try {  // PKCS#1 v1.5 (TLS 1.2 rsa_pkcs1_sha256): reported, not required
+            System.out.println("pkcs1-sign: " + (signAndVerify("SHA256withRSA", null, kp, p) ? "ok" : "FAILED"));
+        } catch (Exception e) {
+            System.out.println("pkcs1-sign: " + e);
+        }
 
         TreeSet<String> used = mechanisms(p);
         System.out.println("mechanisms: " + String.join(" ", used));

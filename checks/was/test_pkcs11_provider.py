@@ -100,7 +100,7 @@ def test_token_config_logs_in_and_generates_an_rsa_key_in_the_token(results, fre
         assert got["provider"] == "SunPKCS11-IBMICATOK", got
         assert got["login"] == "ok", got
         assert "RSA private key, 2048 bits" in got["rsa-key"], got
-        assert "sensitive" in got["rsa-key"], got
+        assert "sensitive, unextractable" in got["rsa-key"], got  # the attributes block
         assert got["sign-verify"] == "ok", got
 
 
