@@ -106,7 +106,6 @@ class HostPool:
         self._images: dict[str, str | Exception] = {}
         self._shared: dict[str, object] = {}
         self._names = itertools.count()
-        self._lock = threading.Lock()
 
     def engine(self) -> eng.Engine:
         if self._failure is None and self._engine is None:
