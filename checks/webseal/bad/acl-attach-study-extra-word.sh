@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The study's ACL commands as printed: literal password, and 'tcp' left between the object and the ACL name.
+set -euo pipefail
+pd_host=websealserver.pdl.pok.ibm.com
+cat <<EOF2 | pdadmin -a sec_master -p lsc2lsc
+acl create test-unauthenticated
+acl modify test-unauthenticated set Group iv-admin TcmdbsvaBRrxl
+acl modify test-unauthenticated set Any-other Trx
+EOF2
+pdadmin -a sec_master -p lsc2lsc acl attach /WebSEAL/$pd_host-default/ivload/tcp-jct-wasserver-unauth tcp test-unauthenticated

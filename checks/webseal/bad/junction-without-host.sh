@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# A TCP junction whose -h (back-end host) was lost, as in the study's Table 5 where the cells split it.
+set -euo pipefail
+: "${PDADMIN_PASSWORD:?}"
+pdadmin -a sec_master -p "$PDADMIN_PASSWORD" server task default-webseald-websealserver create -t tcp -p 9080 /tcp-jct
