@@ -83,6 +83,7 @@ remove_prefix() {
     # shellcheck disable=SC2086  # one image per word
     /usr/bin/docker rmi $images >/dev/null
   fi
+  rm -f "${ZR_WORKDIR:-/var/tmp/zrunbook-hosts}/$1"_*.lock
 }
 
 cached_suite() {
