@@ -1,0 +1,100 @@
+"""The measurement harness: run in its short mode on the amd64 host against the IHS chapter's Apache site, its
+output validated; the committed full run from `make bench-tls` validated and cross-checked; the masks it uses
+really switch the acceleration off."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from checks.hosts.plugin import run_snippet
+from checks.results.bench_format import validate_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+MEASURED = ROOT / "snippets" / "results" / "measured" / "debian13-amd64"
+BAD = Path(__file__).resolve().parent / "bad" / "bench"
+HARNESS = "results/measure-tls.sh"
+SITE = "/snippets/ihs/apache/apache-tls-openssl.conf"
+MEASURED_FILES = [f"results/measured/debian13-amd64/{f}" for f in
+                  ("summary.csv", "runs.csv", "machine.csv", "measure-tls.out")]
+
+
+def _read(folder: Path, console: str | None = None) -> list[str | None]:
+    texts = [(folder / f).read_text(encoding="utf-8") for f in ("machine.csv", "runs.csv", "summary.csv")]
+    return [*texts, (folder / console).read_text(encoding="utf-8") if console else None]
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HARNESS, "ihs/apache/apache-tls-openssl.conf", checker="testinfra")
+def test_harness_short_mode_measures_every_test_and_writes_valid_files(host):
+    host.run("rm -rf /tmp/zr-short")
+    r = run_snippet(host, HARNESS, SITE, "--short", "--out", "/tmp/zr-short")
+    assert r.rc == 0, r.stdout + r.stderr
+    files = [host.file(f"/tmp/zr-short/{f}").content_string for f in ("machine.csv", "runs.csv", "summary.csv")]
+    assert validate_dir(*files, r.stdout) == []
+    # it stopped its private server and removed its files
+    assert host.run("pgrep -f '[z]r-tls-bench'").rc == 1
+    assert host.run("ls -d /tmp/zr-tls-bench.* 2>/dev/null").stdout == ""
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HARNESS, checker="testinfra")
+def test_harness_refuses_a_site_without_tls_and_a_busy_port(host):
+    r = run_snippet(host, HARNESS, "/etc/apache2/sites-available/000-default.conf", "--short")
+    assert r.rc == 1
+    assert "has no <VirtualHost> with SSLEngine on" in r.stderr
+    r = run_snippet(host, HARNESS)
+    assert r.rc == 2
+    assert "Name the Apache site file" in r.stderr
+    host.run("(openssl s_server -accept 127.0.0.1:18444 -nocert -quiet </dev/null >/dev/null 2>&1 &); sleep 0.5")
+    r = run_snippet(host, HARNESS, SITE, "--short")
+    host.run("pkill -f 'accept 127.0.0.1:18444'")
+    assert r.rc == 1
+    assert "Port 18444 on 127.0.0.1 is in use" in r.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HARNESS, checker="testinfra")
+def test_x86_mask_switches_aes_ni_off_for_openssl(host):
+    script = (ROOT / "snippets" / HARNESS).read_text(encoding="utf-8")
+    mask = re.search(r'"software:(OPENSSL_ia32cap=[^"]+)"', script).group(1)
+
+    def aes_gcm(env: str) -> float:
+        out = host.run(f"{env} openssl speed -seconds 1 -mr -evp aes-256-gcm -bytes 16384 2>/dev/null").stdout
+        return float(re.search(r"^\+F:\d+:AES-256-GCM:([\d.]+)", out, re.M).group(1))
+
+    assert "aes" not in host.run(f"{mask} openssl version -a | grep CPUINFO").stdout.lower()
+    assert aes_gcm("") > 5 * aes_gcm(mask)
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.snippet(HARNESS, checker="testinfra")
+def test_harness_offers_the_studys_three_setups_on_ibm_z(host):
+    r = run_snippet(host, HARNESS, SITE, "--setup", "none")
+    assert r.rc == 1
+    assert "the setups are cpacf+cex cpacf software." in r.stderr
+
+
+@pytest.mark.parametrize("rel", [pytest.param(f, marks=pytest.mark.snippet(f, checker="data-validator"))
+                                 for f in MEASURED_FILES])
+def test_committed_full_run_has_three_runs_every_test_and_consistent_summary(rel):
+    assert validate_dir(*_read(MEASURED, "measure-tls.out"), min_runs=3) == []
+
+
+@pytest.mark.snippet(*MEASURED_FILES, checker="data-validator")
+def test_bench_validator_rejects_a_summary_whose_ratio_is_not_median_over_bound():
+    problems = validate_dir(*_read(BAD / "ratio-not-median-over-bound"), min_runs=1)
+    assert len(problems) == 1
+    assert "ratio_to_bound" in problems[0]
+
+
+@pytest.mark.snippet(*MEASURED_FILES, checker="data-validator")
+def test_bench_validator_rejects_a_single_run_as_a_full_measurement():
+    problems = validate_dir(*_read(BAD / "single-run"), min_runs=3)
+    assert problems == ["machine.csv: 1 run(s); at least 3 are needed for a median and a spread"]
+
+
+@pytest.mark.snippet(*MEASURED_FILES, checker="data-validator")
+def test_bench_validator_rejects_a_setup_missing_a_test():
+    problems = validate_dir(*_read(BAD / "missing-test"), min_runs=1)
+    assert any("misses [('bulk', 'rsa2048', '2.9m')]" in p for p in problems)
