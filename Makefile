@@ -9,7 +9,8 @@ CHECKS  ?=
 SNIPPET ?=
 PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(or $(CHECKS),checks))
 
-.PHONY: help html pdf check lint serve bundle clean
+.PHONY: help html pdf check lint serve bundle bench-tls clean
+export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 10
 
@@ -32,6 +33,9 @@ check: $(TOX) ## run every check: ruff, shellcheck, invariants, container hosts 
 
 bundle: $(TOX) ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz
 	$(TOX) -q -e bundle
+
+bench-tls: $(TOX) ## measure TLS on this machine (handshakes, resumption, bulk) -> snippets/results/measured/
+	$(TOX) -q -e bench-tls
 
 serve: html ## serve build/html on http://localhost:8000
 	$(PYTHON) -m http.server --directory build/html 8000

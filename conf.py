@@ -16,9 +16,10 @@ extensions = [
     "sphinx.ext.graphviz",
     "snippet",
     "facts",
+    "charts",
 ]
 
-exclude_patterns = ["_build", "_ext", "**/README.md"]
+exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]
 myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
 

@@ -1,0 +1,31 @@
+"""Charts drawn at build time from the results data under snippets/results/ (matplotlib, Agg).
+
+Before any page is read, ``checks.results.charts.render_all`` writes one PNG per chart into
+``docs/_charts/`` (git-ignored); pages show them with ``{figure} /_charts/<name>.png``. The data
+files are the same ones the results checks validate, so a chart never disagrees with its table.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+
+def draw(app: Sphinx) -> None:
+    root = Path(app.confdir)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    try:
+        charts = importlib.import_module("checks.results.charts")
+        charts.render_all(Path(app.srcdir) / "_charts")
+    except Exception as exc:
+        raise ExtensionError(f"drawing the results charts failed: {type(exc).__name__}: {exc}") from exc
+
+
+def setup(app: Sphinx):
+    app.connect("builder-inited", draw)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
