@@ -34,14 +34,38 @@ def rejected_statically(row) -> list[str]:
     if checker == "shellcheck":
         result = shellcheck(path)
         return [result.stdout] if result.returncode else []
+    if checker == "db2-clp" and row["bad form"].startswith("checks/webseal/"):
+        from checks.webseal import ldap_db
+
+        return ldap_db.validate(text, "current")
     if checker == "db2-clp":
         from checks.db2 import clp
 
         return clp.validate(text, "9.7")
+    if checker == "java-security" and row["bad form"].startswith("checks/ctg/"):
+        from checks.ctg import jvm
+
+        return jvm.java_security_problems(text)
     if checker == "java-security":
         from checks.was import java_security
 
         return java_security.problems(text)
+    if checker == "format-validator (webseald stanzas)":
+        from checks.webseal import stanza
+
+        return stanza.validate(text)
+    if checker == "format-validator (pdadmin)":
+        from checks.webseal import pdadmin
+
+        return pdadmin.validate(text)
+    if checker == "format-validator (ctg.ini)":
+        from checks.ctg import ctg_ini
+
+        return ctg_ini.validate(text)
+    if checker == "data-validator":
+        from checks.results import study_data
+
+        return study_data.validate(path)
     if checker == "recorded-on-ibm-z":
         from checks.crypto import recorded
 
@@ -66,7 +90,9 @@ def rejected_statically(row) -> list[str]:
 
 
 STATIC = [r for r in CHECKED if r["checker"] in
-          {"shellcheck", "db2-clp", "java-security", "recorded-on-ibm-z", "format-validator"}]
+          {"shellcheck", "db2-clp", "java-security", "recorded-on-ibm-z", "format-validator",
+           "format-validator (webseald stanzas)", "format-validator (pdadmin)", "format-validator (ctg.ini)",
+           "data-validator"}]
 ON_HOST = [r for r in CHECKED if r["checker"] in {"udevadm-verify", "httpd-t"}]
 
 
