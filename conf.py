@@ -37,7 +37,7 @@ latex_engine = "xelatex"
 latex_documents = [("index", "zrunbook.tex", "zrunbook", author, "manual")]
 latex_elements = {
     "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true",
-    "preamble": r"\setcounter{secnumdepth}{1}",
+    "preamble": r"\setcounter{secnumdepth}{1}\usepackage{xurl}",
     "fontpkg": r"\setmainfont{DejaVu Serif}\setsansfont{DejaVu Sans}\setmonofont{DejaVu Sans Mono}",
 }
 

@@ -19,8 +19,24 @@ from pathlib import Path
 SNIPPETS = Path(__file__).resolve().parent.parent / "snippets"
 
 
+def as_a_terminal_shows_it(text: str) -> str:
+    """Apply backspaces (pkcsconf prints one to take back a trailing '|'), as the reader's terminal does."""
+    lines = []
+    for line in text.split("\n"):
+        out: list[str] = []
+        for ch in line:
+            if ch == "\b":
+                if out:
+                    out.pop()
+            else:
+                out.append(ch)
+        lines.append("".join(out))
+    return "\n".join(lines)
+
+
 def normalise_common(text: str) -> str:
     """Times, dates, hex addresses and trailing blanks vary between runs."""
+    text = as_a_terminal_shows_it(text)
     text = re.sub(r"\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?\b", "<time>", text)
     text = re.sub(r"\b0x[0-9a-f]{8,}\b", "<addr>", text)
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"

@@ -11,7 +11,7 @@ import pytest
 
 from checks.crypto import token_flags
 from checks.hosts.plugin import run_snippet, start_pkcsslotd
-from checks.shown_output import assert_shown_output, normalise_common
+from checks.shown_output import as_a_terminal_shows_it, assert_shown_output, normalise_common
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")
 
@@ -21,6 +21,7 @@ ICA_SLOT = "1"  # openCryptoki's default ICA slot; test_ica_slot_is_the_default_
 
 def plain(text: str) -> str:
     """Trailing blanks only: the CPUINFO masks are the point of these files and must stay as printed."""
+    text = as_a_terminal_shows_it(text)
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
 
 

@@ -102,3 +102,11 @@ def test_tab_fence_with_too_few_colons_fails_the_build(tree):
     result = tree.build()
     assert result.returncode != 0
     assert f"{page}:4: directive shown as text ('::{{group-tab}} Current" in result.stderr
+
+
+def test_snippet_with_a_control_character_is_rejected(tree):
+    tree.write("snippets/crypto/packages/backspace.out", "Flags: 0x44D (RNG|\b)\n")
+    page = _snippet_page(tree, "ctrl", "crypto/packages/backspace.out")
+    result = tree.build()
+    assert result.returncode != 0
+    assert f"{page}:3: snippets/crypto/packages/backspace.out line 1 holds control character '\\x08'" in result.stderr

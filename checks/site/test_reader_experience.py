@@ -51,7 +51,7 @@ def test_choosing_the_2013_tab_chooses_it_on_every_page(page, base_url, site):
         page.goto(f"{base_url}/{other}")
         tab = page.get_by_role("tab", name="2013 study").first
         assert tab.get_attribute("aria-selected") == "true", f"{other} did not follow the choice"
-        panel = page.locator(f"#{tab.get_attribute('aria-controls')}")
+        panel = page.locator(f'[id="{tab.get_attribute("aria-controls")}"]')
         assert panel.is_visible()
     screenshot(page, "tab-2013-" + Path(others[-1]).stem)
 

@@ -57,8 +57,11 @@ class FactsTable(SphinxDirective):
             table += nodes.title(self.options["caption"], self.options["caption"])
         group = nodes.tgroup(cols=len(fields))
         table += group
-        for _ in fields:
-            group += nodes.colspec(colwidth=1)
+        table["classes"].append("colwidths-given")  # widths follow the content, also in the PDF
+        for f in fields:
+            longest_word = max([len(w) for r in rows for w in (r.get(f) or "").split()] + [len(f)])
+            mean = sum(len(r.get(f) or "") for r in rows) / max(len(rows), 1)
+            group += nodes.colspec(colwidth=int(8 + 3 * max(longest_word, mean) ** 0.5))
         head = nodes.thead()
         group += head
         head += self._row(fields)
@@ -76,7 +79,15 @@ class FactsTable(SphinxDirective):
         row = nodes.row()
         for cell in cells:
             entry = nodes.entry()
-            entry += nodes.paragraph(cell, cell)
+            para = nodes.paragraph()
+            for i, word in enumerate(cell.split(" ")):
+                if i:
+                    para += nodes.Text(" ")
+                if word.startswith(("http://", "https://")):
+                    para += nodes.reference(word, word, refuri=word)  # breakable in the PDF (xurl)
+                else:
+                    para += nodes.Text(word)
+            entry += para
             row += entry
         return row
 

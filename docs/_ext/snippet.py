@@ -123,6 +123,11 @@ class SnippetDirective(SphinxDirective):
             text_content = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return self._fail(f"{where}: snippets/{rel} is not UTF-8 ({exc.reason} at byte {exc.start})")
+        bad = [i for i, ch in enumerate(text_content) if ord(ch) < 32 and ch not in "\t\n"]
+        if bad:
+            line_no = text_content.count("\n", 0, bad[0]) + 1
+            return self._fail(f"{where}: snippets/{rel} line {line_no} holds control character "
+                              f"{text_content[bad[0]]!r}: a reader cannot copy it; store what a terminal shows")
         env.note_dependency(str(path))
 
         literal = nodes.literal_block(text_content, text_content)
