@@ -9,7 +9,7 @@ CHECKS  ?=
 SNIPPET ?=
 PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(or $(CHECKS),checks))
 
-.PHONY: help html pdf check lint serve bundle bench-tls clean
+.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 10
@@ -36,6 +36,13 @@ bundle: $(TOX) ## archive every snippet with a manifest (sha256, checkers, last 
 
 bench-tls: $(TOX) ## measure TLS on this machine (handshakes, resumption, bulk) -> snippets/results/measured/
 	$(TOX) -q -e bench-tls
+
+check-static: $(TOX) ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators
+	$(TOX) -q -e lint
+	$(TOX) -q -e check -- --zr-static checks
+
+bench-build: html ## time the HTML build, a one-page rebuild, the static checks and the PDF (3 runs each)
+	bash checks/bench_build.sh
 
 serve: html ## serve build/html on http://localhost:8000
 	$(PYTHON) -m http.server --directory build/html 8000

@@ -28,6 +28,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ("debian13-amd64", "debian13-s390x")
 HOST_PARAMS = ("host", "fresh_host")
+# Fixtures that start a container, build the guide or open a browser: what --zr-static leaves out.
+DYNAMIC_FIXTURES = {"host", "fresh_host", "published_host", "ipc_host", "zr_host_pool", "site", "pdf", "tree",
+                    "page", "browser", "base_url"}
 
 
 def snippet_root(config) -> Path:
@@ -70,6 +73,8 @@ def pytest_addoption(parser):
     group.addoption("--zr-results", metavar="FILE", help="merge outcomes per snippet into FILE")
     group.addoption("--zr-require-coverage", action="store_true",
                     help="fail when a snippet under snippets/ has no checker")
+    group.addoption("--zr-static", action="store_true",
+                    help="only the static checks: no container host, no guide build, no browser")
     group.addoption("--zr-only", metavar="GLOB",
                     help="run only the tests that check snippets matching GLOB (relative to snippets/)")
 
@@ -128,6 +133,12 @@ def pytest_collection_modifyitems(session, config, items):
         out = Path(config.getoption("zr_coverage"))
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps({"snippets": coverage}, indent=1, sort_keys=True), encoding="utf-8")
+
+    if config.getoption("zr_static"):
+        keep = [i for i in items if not (set(getattr(i, "fixturenames", ())) & DYNAMIC_FIXTURES)
+                and not i.nodeid.startswith("checks/hosts/test_cleanup.py")]  # starts pytest sessions with containers
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
 
     only = config.getoption("zr_only")
     if only:

@@ -1,6 +1,7 @@
 """Charts drawn at build time from the results data under snippets/results/ (matplotlib, Agg).
 
-Before any page is read, ``checks.results.charts.render_all`` writes one PNG per chart into
+Before any page is read (and only when the data or the chart code changed since the last drawing),
+``checks.results.charts.render_all`` writes one PNG per chart into
 ``docs/_charts/`` (git-ignored); pages show them with ``{figure} /_charts/<name>.png``. The data
 files are the same ones the results checks validate, so a chart never disagrees with its table.
 """
@@ -19,9 +20,15 @@ def draw(app: Sphinx) -> None:
     root = Path(app.confdir)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    out = Path(app.srcdir) / "_charts"
+    inputs = [p for p in (root / "snippets" / "results").rglob("*") if p.is_file()]
+    inputs += [p for p in (root / "checks" / "results").glob("*.py")]
+    drawn = list(out.glob("*.png"))
+    if drawn and min(p.stat().st_mtime for p in drawn) > max(p.stat().st_mtime for p in inputs):
+        return  # nothing the charts are drawn from changed since they were drawn
     try:
         charts = importlib.import_module("checks.results.charts")
-        charts.render_all(Path(app.srcdir) / "_charts")
+        charts.render_all(out)
     except Exception as exc:
         raise ExtensionError(f"drawing the results charts failed: {type(exc).__name__}: {exc}") from exc
 
