@@ -70,7 +70,8 @@ def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
     return ca
 
 
-def serve_token(host) -> str:
+def prepare_token_key(host) -> str:
+    """The token, httpd's user in pkcs11, the key in the token with a test-CA certificate; returns the CA."""
     lib = _ok(host, "ls /usr/lib/*-linux-gnu/pkcs11/libopencryptoki.so").strip()
     _ok(host, f"mkdir -p /usr/lib64/opencryptoki && ln -sf {lib} {RHEL_OPENCRYPTOKI}")
     start_pkcsslotd(host)
@@ -82,6 +83,11 @@ def serve_token(host) -> str:
     ca = make_ca(host)
     sign(host, "/etc/ssl/www.example.com.csr")
     _ok(host, f"bash {snippet_path('ihs/apache/set-httpd-openssl-conf.sh')}")
+    return ca
+
+
+def serve_token(host) -> str:
+    ca = prepare_token_key(host)
     enable_site(host, "ihs/apache/apache-tls-pkcs11.conf")
     start(host)
     return ca

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
-from checks.ihs.apache_host import CA, RHEL_OPENCRYPTOKI, TOKEN_ENV, _ok, enable_site, make_ca, sign, start
+from checks.hosts.plugin import run_snippet
+from checks.ihs.apache_host import CA, _ok, enable_site, prepare_token_key, start
 
 SITE = "webseal/apache/apache-ssl-junction.conf"
 BACKEND = "/etc/zr-backend"
@@ -69,17 +69,7 @@ def backend(host, ca_dir: str = CA) -> None:
 
 
 def serve(host) -> str:
-    lib = _ok(host, "ls /usr/lib/*-linux-gnu/pkcs11/libopencryptoki.so").strip()
-    _ok(host, f"mkdir -p /usr/lib64/opencryptoki && ln -sf {lib} {RHEL_OPENCRYPTOKI}")
-    start_pkcsslotd(host)
-    _ok(host, f"{TOKEN_ENV} bash {snippet_path('crypto/token/init-token.sh')}")
-    res = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "www-data")
-    assert res.rc == 0, res.stdout + res.stderr
-    _ok(host, f"cp {snippet_path('ihs/apache/openssl-pkcs11-provider.conf')} /etc/ssl/openssl-pkcs11.conf")
-    _ok(host, f"{TOKEN_ENV} bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
-    ca = make_ca(host)
-    sign(host, "/etc/ssl/www.example.com.csr")
-    _ok(host, f"bash {snippet_path('ihs/apache/set-httpd-openssl-conf.sh')}")
+    ca = prepare_token_key(host)
     _ok(host, f"cp {ca} /etc/ssl/certs/backend-ca.crt")
     backend(host)
     res = run_snippet(host, "webseal/apache/enable-proxy-modules.sh")
