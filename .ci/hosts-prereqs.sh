@@ -38,13 +38,15 @@ engine_answers() {
     return 1
   fi
 }
+# Debian's docker.io puts the daemon in /usr/sbin, which a non-login PATH may lack.
+dockerd_bin=$(PATH="$PATH:/usr/sbin:/usr/bin" command -v dockerd || true)
 if ! engine_answers; then
-  if [[ -x /usr/bin/dockerd ]]; then
+  if [[ -n $dockerd_bin ]]; then
     if [[ -d /run/systemd/system ]]; then
       systemctl start docker
     else
       echo "starting dockerd in the background (log: /var/log/dockerd.log)"
-      nohup /usr/bin/dockerd >/var/log/dockerd.log 2>&1 &
+      nohup "$dockerd_bin" >/var/log/dockerd.log 2>&1 &
     fi
     for _ in $(seq 60); do
       engine_answers && break
@@ -52,7 +54,11 @@ if ! engine_answers; then
     done
   fi
   if ! engine_answers; then
-    echo "No container engine answers (docker info / podman info): see /var/log/dockerd.log." >&2
+    if [[ -z $dockerd_bin ]]; then
+      echo "No container engine answers and no dockerd was found: install docker.io (apt-get install docker.io)." >&2
+    else
+      echo "No container engine answers (docker info / podman info) after starting $dockerd_bin: see /var/log/dockerd.log." >&2
+    fi
     exit 1
   fi
 fi
