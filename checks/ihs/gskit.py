@@ -25,6 +25,8 @@ from pathlib import Path
 
 FACTS = Path(__file__).resolve().parent / "facts" / "gskit-commands.csv"
 TOOLS = ("gskcapicmd", "gskcmd", "sslstash")
+# GSKit's own program names for the command line IHS wraps as bin/gskcapicmd (WebSEAL calls them directly).
+ALIASES = {"gsk8capicmd_64": "gskcapicmd", "gsk8capicmd": "gskcapicmd"}
 STOP = {"|", "||", "&&", ";", "&", "then", ">", ">>", "<", "2>&1", ")"}
 ASSIGN = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)=(?:"\$\{\1:-(?P<default>[^}]*)\}"|(?P<plain>"[^"$]*"|[^\s$"]+))\s*$')
 VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -47,14 +49,21 @@ def load_facts(path: Path = FACTS) -> dict[tuple[str, str, str], dict[str, dict[
     return facts
 
 
-def defaults(text: str) -> dict[str, str]:
-    """The snippet's own variable values: NAME="${NAME:-default}" and NAME=value assignments."""
-    env: dict[str, str] = {}
+def defaults(text: str, preset: dict[str, str] | None = None) -> dict[str, str]:
+    """The snippet's own variable values: NAME="${NAME:-default}" and NAME=value assignments.
+
+    ``preset`` is the environment a caller runs the snippet with (another snippet's exported
+    settings): it wins over a ``${NAME:-default}``, as in the shell, but not over a plain assignment.
+    """
+    env: dict[str, str] = dict(preset or {})
     for line in text.splitlines():
         m = ASSIGN.match(line)
         if m:
-            value = m.group("default") if m.group("default") is not None else m.group("plain").strip('"')
-            env[m.group(1)] = expand(value, env)
+            if m.group("default") is not None:
+                if m.group(1) not in (preset or {}):
+                    env[m.group(1)] = expand(m.group("default"), env)
+            else:
+                env[m.group(1)] = expand(m.group("plain").strip('"'), env)
     return env
 
 
@@ -68,8 +77,8 @@ def expand(word: str, env: dict[str, str]) -> str:
     return VAR.sub(sub, word)
 
 
-def commands(text: str) -> list[Command]:
-    env = defaults(text)
+def commands(text: str, preset: dict[str, str] | None = None) -> list[Command]:
+    env = defaults(text, preset)
     found: list[Command] = []
     logical, start = "", 0
     for number, line in enumerate(text.splitlines(), 1):
@@ -88,7 +97,10 @@ def commands(text: str) -> list[Command]:
             tokens = []
         logical = ""
         for i, tok in enumerate(tokens):
+            if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", tok):  # an assignment naming the program, not a call
+                continue
             name = expand(tok, env).rsplit("/", 1)[-1]
+            name = ALIASES.get(name, name)
             if name in TOOLS and (i == 0 or tokens[i - 1] in STOP | {"if", "!", "then", "do", "else"}):
                 raw = [tok]
                 for t in tokens[i + 1:]:
@@ -118,11 +130,11 @@ def _check_value(kind: str, value: str) -> str | None:
     return None
 
 
-def validate(text: str, facts=None) -> list[str]:
+def validate(text: str, facts=None, preset: dict[str, str] | None = None) -> list[str]:
     facts = facts or load_facts()
-    env = defaults(text)
+    env = defaults(text, preset)
     problems: list[str] = []
-    for cmd in commands(text):
+    for cmd in commands(text, preset):
         where = f"line {cmd.line}: {cmd.tool}"
         if cmd.tool == "sslstash":
             problems += [f"{where}: {p}" for p in _validate_sslstash(cmd, facts, env)]
@@ -205,12 +217,11 @@ def conf_values(conf: str) -> dict[str, tuple[int, str]]:
     return found
 
 
-def created(scripts: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """What the scripts create or name: key -> (value, 'file line N')."""
+def created(scripts: dict[str, str], preset: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
+    """What the scripts create or name (run with the environment ``preset``): key -> (value, 'file line N')."""
     out: dict[str, tuple[str, str]] = {}
     for name, text in scripts.items():
-        validate(text)  # fills Command.options
-        for cmd in commands(text):
+        for cmd in commands(text, preset):
             where = f"{name} line {cmd.line}"
             if cmd.tool == "sslstash":
                 positional = [a for a in cmd.args if a != "-c"]

@@ -7,6 +7,7 @@ chapter's CLP validator (extended in ldap_db.py), and the labels and library acr
 study's own mistakes are the negative cases in checks/webseal/bad/.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ BAD = Path(__file__).parent / "bad"
 CURRENT_CONF = "webseal/conf/webseald-pkcs11-current.conf"
 STUDY_CONF = "webseal/conf/webseald-pkcs11-2007.conf"
 CERT = "webseal/token/create-webseal-certificate.sh"
+IHS_CERT = "ihs/gskit/create-token-certificate.sh"
 PDADMIN = sorted(p.relative_to(SNIPPETS).as_posix() for p in (SNIPPETS / "webseal/pdadmin").glob("*.sh"))
 
 
@@ -62,22 +64,40 @@ def test_stanza_validator_rejects_the_study_listing_as_printed():
     assert "(user PIN set during token initialization)" in problems
 
 
-@pytest.mark.snippet(CERT, checker="format-validator")
-def test_certificate_step_uses_documented_gskit_commands_and_the_pin_from_the_environment():
+def webseal_settings() -> dict[str, str]:
+    """The settings the WebSEAL wrapper exports to the IHS chapter's certificate script."""
     text = read(CERT)
-    actions = [c.args[:2] for c in gskit.commands(text)]
+    exported = re.search(r"^export (.+)$", text, re.M).group(1).split()
+    return {k: v for k, v in gskit.defaults(text).items() if k in exported}
+
+
+@pytest.mark.snippet(CERT, IHS_CERT, checker="format-validator")
+def test_certificate_step_uses_documented_gskit_commands_and_the_pin_from_the_environment():
+    text = read(IHS_CERT)
+    actions = [c.args[:2] for c in gskit.commands(text, webseal_settings())]
     assert actions == [["-cert", "-list"], ["-cert", "-create"], ["-cert", "-details"]]
-    assert gskit.validate(text) == []
+    assert [c.raw[0] for c in gskit.commands(text, webseal_settings())] == ['$GSKCAPICMD'] * 3
+    assert gskit.validate(text, preset=webseal_settings()) == []
 
 
-@pytest.mark.snippet(CURRENT_CONF, CERT, checker="format-validator")
+@pytest.mark.snippet(CURRENT_CONF, CERT, IHS_CERT, checker="format-validator")
 def test_webseald_names_the_token_certificate_and_library_the_certificate_step_creates():
-    made = gskit.created({CERT: read(CERT)})
+    made = gskit.created({IHS_CERT: read(IHS_CERT)}, preset=webseal_settings())
     entries = stanza.entries(read(CURRENT_CONF))
     token, label = entries[("ssl", "webseal-cert-keyfile-label")][0].split(":")
     assert entries[("ssl", "pkcs11-token-label")] == [made["token"][0]] == [token]
     assert label == made["label"][0]
     assert entries[("ssl", "pkcs11-driver-path")] == [made["crypto"][0]]
+
+
+def test_label_check_fails_when_the_wrapper_does_not_export_its_labels():
+    unexported = read(CERT).replace("export GSKCAPICMD TOKEN_LABEL CERT_LABEL SERVER_NAME", "export GSKCAPICMD")
+    exported = re.search(r"^export (.+)$", unexported, re.M).group(1).split()
+    preset = {k: v for k, v in gskit.defaults(unexported).items() if k in exported}
+    made = gskit.created({IHS_CERT: read(IHS_CERT)}, preset=preset)
+    assert made["token"][0] == "IBMICATOK"  # the IHS default, which webseald.conf does not name
+    entries = stanza.entries(read(CURRENT_CONF))
+    assert entries[("ssl", "pkcs11-token-label")] != [made["token"][0]]
 
 
 @pytest.mark.snippet(*PDADMIN, checker="format-validator")
