@@ -24,10 +24,11 @@ MACHINE_ITEMS = ["cpu model", "cores", "architecture", "kernel", "openssl", "apa
                  "seconds per test", "load average before", "load average after"]
 SETUPS = {"x86_64": ["accelerated", "software"], "s390x": ["cpacf+cex", "cpacf", "software"]}
 TESTS = {("full-handshake", "rsa2048", ""), ("full-handshake", "rsa4096", ""), ("full-handshake", "ecdsa-p256", ""),
-         ("full-handshake-openssl-s_server", "rsa2048", ""), ("full-handshake-get-4k", "rsa2048", ""),
+         ("full-handshake-openssl-s_server", "rsa2048", ""), ("full-handshake-openssl-s_server-rsa-kex", "rsa2048", ""),
+         ("full-handshake-get-4k", "rsa2048", ""),
          ("resumed-handshake-get-4k", "rsa2048", ""), ("bulk", "rsa2048", "4k"), ("bulk", "rsa2048", "32k"),
          ("bulk", "rsa2048", "2.9m")}
-WITH_BOUND = {"full-handshake", "full-handshake-openssl-s_server", "bulk"}
+WITH_BOUND = {"full-handshake", "full-handshake-openssl-s_server", "full-handshake-openssl-s_server-rsa-kex", "bulk"}
 CONSOLE = re.compile(r"^(\S+)\s+(bulk (\S+)|(\S+) (\S+))\s+([\d.]+) (handshakes|MB) per CPU-second "
                      r"\(spread ([\d.]+) %\)(, ([\d.]+) of the bound ([\d.]+))?$")
 
