@@ -104,8 +104,19 @@ def workdir() -> Path:
 
 
 def run_marker(run_id: str) -> Path:
-    """A file that exists while run_id has started containers (the controller's cue to sweep)."""
+    """A file that exists while run_id has started containers (the controller's cue to sweep).
+
+    Only the path: nothing is created here, so asking whether a run left a marker touches no disk.
+    ``touch_run_marker`` creates it, with its folders (a fresh machine has neither).
+    """
     return Path(os.environ.get("ZR_WORKDIR", "/var/tmp/zrunbook-hosts")) / "runs" / run_id
+
+
+def touch_run_marker(run_id: str) -> Path:
+    marker = run_marker(run_id)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    return marker
 
 
 @contextlib.contextmanager

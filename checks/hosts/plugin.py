@@ -112,9 +112,7 @@ class HostPool:
             try:
                 self._engine = eng.Engine.detect()
                 self._engine.sweep_orphans()
-                marker = eng.run_marker(self.run_id)
-                marker.parent.mkdir(exist_ok=True)
-                marker.touch()
+                eng.touch_run_marker(self.run_id)
             except Exception as exc:  # remembered: every later test fails the same way, fast
                 self._failure = exc
         if self._failure is not None:

@@ -108,6 +108,14 @@ def test_a_dead_owner_process_makes_its_containers_orphans():
     assert eng.owner_alive("another-machine:1:1")
 
 
+def test_a_run_marker_is_created_on_a_machine_that_never_ran_the_hosts(tmp_path, monkeypatch):
+    """A fresh machine has no work folder yet (the CI failure of stop 12 before this fix)."""
+    monkeypatch.setenv("ZR_WORKDIR", str(tmp_path / "never" / "made"))
+    marker = eng.touch_run_marker("abc123")
+    assert marker.is_file()
+    assert marker == tmp_path / "never" / "made" / "runs" / "abc123"
+
+
 def test_collection_starts_no_engine_and_builds_nothing(tmp_path):
     """Sphinx runs pytest --collect-only to map checkers to snippets: that must be fast and inert."""
     env = dict(os.environ, ZR_ENGINE="/nonexistent/docker", ZR_WORKDIR=str(tmp_path / "work"), ZR_HOSTS="")
