@@ -8,6 +8,9 @@ TOX    := $(VENV)/bin/tox
 CHECKS  ?=
 SNIPPET ?=
 PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(or $(CHECKS),checks))
+# With nothing to narrow, no `--` at all: tox 4 treats a bare `--` as empty posargs and would drop
+# tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
+CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
 .PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build clean
 export ZR_HOSTS
@@ -29,7 +32,7 @@ lint: $(TOX) ## ruff on the project's Python
 
 check: $(TOX) ## run every check: ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
 	$(TOX) -q -e lint
-	$(TOX) -q -e check -- $(PYTEST_ARGS)
+	$(TOX) -q -e check $(CHECK_POSARGS)
 
 bundle: $(TOX) ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz
 	$(TOX) -q -e bundle

@@ -91,6 +91,19 @@ def test_init_token_refuses_to_relabel_an_initialised_token(fresh_host):
 
 
 @pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+@pytest.mark.parametrize("who", ["USER", "SO"])
+def test_a_wrong_pin_for_a_ready_token_is_named_not_accepted(fresh_host, who):
+    """A ready token with the same label used to be left alone even when the PIN in the environment was wrong."""
+    start_pkcsslotd(fresh_host)
+    assert init_token(fresh_host).rc == 0
+    result = init_token(fresh_host, **{f"TOKEN_{who}_PIN": "11119999"})
+    assert result.rc == 1, said(result)
+    assert f"TOKEN_{who}_PIN does not log in to it (CKR_PIN_INCORRECT)" in result.stderr
+    assert "a wrong " + ("user" if who == "USER" else "SO") + " PIN was entered" in result.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
 def test_flags_checker_catches_a_token_init_that_skips_the_user_pin(fresh_host):
     """Negative case: label and SO PIN set, no user PIN; pkcsconf says nothing is wrong, the flags do."""
     start_pkcsslotd(fresh_host)

@@ -110,3 +110,32 @@ def test_snippet_with_a_control_character_is_rejected(tree):
     result = tree.build()
     assert result.returncode != 0
     assert f"{page}:3: snippets/crypto/packages/backspace.out line 1 holds control character '\\x08'" in result.stderr
+
+
+def _tox_commands(*make_vars: str) -> str:
+    """The pytest command tox would run for `make check` with these variables (tox resolves it)."""
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    tox = root / "build" / "tox-venv" / "bin" / "tox"
+    assert tox.exists(), f"{tox} is missing: run the checks through `make check`, which installs tox there"
+    dry = subprocess.run(["make", "-n", "--no-print-directory", "check", *make_vars], cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    line = next(ln for ln in dry.splitlines() if " -e check" in ln)
+    args = shlex.split(line.split(" -e check", 1)[1])
+    out = subprocess.run([str(tox), "config", "-e", "check", "-k", "commands", *args], cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    return next(ln for ln in out.splitlines() if ln.startswith("commands = "))
+
+
+def test_make_check_turns_on_the_every_snippet_is_checked_invariant():
+    """A bare `--` gives tox empty posargs and silently dropped the invariant (found in stop 12)."""
+    assert _tox_commands().endswith("--zr-require-coverage checks")
+
+
+def test_a_narrowed_make_check_runs_only_what_was_asked_without_the_invariant():
+    assert _tox_commands("SNIPPET=crypto/token/init-token.sh").endswith(
+        "--zr-only=crypto/token/init-token.sh checks")
+    assert _tox_commands("CHECKS=checks/db2").endswith("results.json checks/db2")

@@ -18,7 +18,7 @@ import re
 import pytest
 
 from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
-from checks.was.util import HERE, copy_to, let_pkcs11_group_write_tokens, output
+from checks.was.util import HERE, copy_to, output
 
 RHEL = "was/pkcs11/ica-token-rhel-sles.cfg"
 DEBIAN = "was/pkcs11/ica-token-ubuntu-debian.cfg"
@@ -42,7 +42,8 @@ def prepare(host):
     host.run_test("id wasadmin || useradd -m wasadmin")
     added = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin")
     assert added.rc == 0, output(added)
-    let_pkcs11_group_write_tokens(host)
+    opened = run_snippet(host, "crypto/token/let-pkcs11-group-store-keys.sh")  # the reader's step
+    assert opened.rc == 0, output(opened)
     files = {}
     for rel in (RHEL, DEBIAN, STUDY):
         text = (HERE.parent.parent / "snippets" / rel).read_text()

@@ -13,7 +13,7 @@ import pytest
 from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
 from checks.shown_output import assert_shown_output, normalise_common
 from checks.was.test_wsadmin_scripts import CURRENT_SUITES
-from checks.was.util import HERE, copy_to, let_pkcs11_group_write_tokens, output
+from checks.was.util import HERE, copy_to, output
 
 HANDSHAKE = "was/verify/check-tls-handshake.sh"
 HANDSHAKE_OUT = "was/verify/check-tls-handshake.out"
@@ -32,7 +32,8 @@ def start_server(host):
     assert host.run(f"{env} bash {snippet_path('crypto/token/init-token.sh')}").rc == 0
     host.run_test("id wasadmin || useradd -m wasadmin")
     assert run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin").rc == 0
-    let_pkcs11_group_write_tokens(host)
+    opened = run_snippet(host, "crypto/token/let-pkcs11-group-store-keys.sh")  # the reader's step
+    assert opened.rc == 0, output(opened)
     cfg = f"name = IBMICATOK\nlibrary = {LIB[host.zr_name]}\nslot = {SLOT[host.zr_name]}\n"
     copy_to(host, cfg, "/tmp/verify/token.cfg")
     copy_to(host, (HERE / "TokenHttpsServer.java").read_text(), "/tmp/verify/TokenHttpsServer.java")

@@ -20,9 +20,3 @@ def copy_to(host, text: str | bytes, path: str) -> None:
     host.run_test(f"mkdir -p {shlex.quote(str(Path(path).parent))} && "
                   f"echo {encoded} | base64 -d > {shlex.quote(path)}")
 
-
-def let_pkcs11_group_write_tokens(host) -> None:
-    """The token directories the image's openCryptoki left as root:root 0755 (swtok, lite = ICA token): without
-    group write, a pkcs11 member such as wasadmin fails to store a key (CKR_FUNCTION_FAILED). See the report."""
-    host.run_test("for d in /var/lib/opencryptoki/swtok /var/lib/opencryptoki/lite; do "
-                  "[ -d $d ] && chgrp -R pkcs11 $d && chmod -R g+rwX $d; done; true")

@@ -19,6 +19,8 @@ readonly SO_PIN_LOCKED=0x400000 SO_PIN_TO_BE_CHANGED=0x800000 ERROR_STATE=0x1000
 die() { echo "$*" >&2; exit 1; }
 
 command -v pkcsconf >/dev/null || die "pkcsconf is not installed: install openCryptoki first."
+command -v p11sak >/dev/null || die "p11sak (openCryptoki's key tool, used to test the PINs) is missing:" \
+  "install openCryptoki 3.14 or later."
 pgrep -x pkcsslotd >/dev/null ||
   die "pkcsslotd is not running: start it (systemctl enable --now pkcsslotd) and run this again."
 
@@ -117,6 +119,22 @@ if has "$USER_PIN_TO_BE_CHANGED"; then
       "'pkcsconf -c $slot -p' using the temporary PIN $temporary. Now $(state)"
   echo "done: change the user PIN (2 of 2)"; changed=yes
 fi
+
+# The flags say nothing about the PINs in the environment: log in with each. p11sak takes them from
+# PKCS11_USER_PIN and PKCS11_SO_PIN, so they do not show in the process list. A wrong one counts
+# towards locking that PIN, as any failed login does.
+logs_in() {
+  local who=$1 out
+  if [[ $who == SO ]]; then
+    out=$(PKCS11_SO_PIN="$TOKEN_SO_PIN" p11sak list-key all --slot "$slot" --so 2>&1) && return 0
+  else
+    out=$(PKCS11_USER_PIN="$TOKEN_USER_PIN" p11sak list-key all --slot "$slot" 2>&1) && return 0
+  fi
+  die "The token is set up, but TOKEN_${who}_PIN does not log in to it ($(grep -o 'CKR_[A-Z_]*' <<<"$out" |
+    head -n1 || echo "$out")): set TOKEN_${who}_PIN to the token's $who PIN. Now $(state)"
+}
+logs_in USER
+logs_in SO
 
 f=$(flags)
 if (( f & TOKEN_INITIALIZED && f & USER_PIN_INITIALIZED )) &&
