@@ -12,10 +12,10 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build clean
+.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build bench-hosts clean
 export ZR_HOSTS
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 10
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
 
 $(TOX):
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ check-static: $(TOX) ## only the static checks (no container, no guide build, no
 
 bench-build: html ## time the HTML build, a one-page rebuild, the static checks and the PDF (3 runs each)
 	bash checks/bench_build.sh
+
+bench-hosts: $(TOX) ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold for cold image builds
+	$(TOX) -q -e check --notest
+	PYTHON=$(CURDIR)/.tox/zrunbook/bin/python bash checks/hosts/bench.sh $(BENCH)
 
 serve: html ## serve build/html on http://localhost:8000
 	$(PYTHON) -m http.server --directory build/html 8000

@@ -76,14 +76,8 @@ cold_build() {
   echo "$t"
 }
 
-remove_prefix() {
-  local images
-  images=$(/usr/bin/docker images --format '{{.Repository}}:{{.Tag}}' | grep "^$1/" || true)
-  if [[ -n $images ]]; then
-    # shellcheck disable=SC2086  # one image per word
-    /usr/bin/docker rmi $images >/dev/null
-  fi
-  rm -f "${ZR_WORKDIR:-/var/tmp/zrunbook-hosts}/$1"_*.lock
+remove_prefix() {  # through the engine the checks detect (Docker or Podman), not a fixed client
+  "$python" -m checks.hosts.engine remove-prefix "$1" >/dev/null
 }
 
 cached_suite() {

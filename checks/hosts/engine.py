@@ -2,7 +2,7 @@
 
 Everything here is lazy: importing this module runs nothing. The pytest plugin
 (``checks/hosts/plugin.py``) calls it from session fixtures; ``python -m checks.hosts.engine`` builds
-images or sweeps leftovers by hand (``build [HOST...]``, ``sweep``, ``tags``).
+images or sweeps leftovers by hand (``build [HOST...]``, ``sweep``, ``tags``, ``remove-prefix PREFIX``).
 
 Images
     ``<prefix>/base-debian13-<arch>:<hash>``: a Debian 13 root file system. ``debian:trixie`` when the
@@ -61,6 +61,9 @@ SUITE = "trixie"
 BASE_RECIPE = {"suite": SUITE, "variant": "minbase", "recipe": 1}
 PREREQS_SCRIPT = ".ci/hosts-prereqs.sh"
 BINFMT_MISC = Path("/proc/sys/fs/binfmt_misc")
+# Clients tried in order when ZR_ENGINE is unset: the engine's own docker client first (a `docker`
+# first on PATH may lack buildx), then any docker, then Podman.
+CANDIDATES = ("/usr/bin/docker", "docker", "podman")
 APT_SOURCES = Path("/etc/apt")
 
 
@@ -232,7 +235,7 @@ class Engine:
     @classmethod
     def detect(cls) -> Engine:
         wanted = os.environ.get("ZR_ENGINE")
-        candidates = [wanted] if wanted else ["/usr/bin/docker", "docker", "podman"]
+        candidates = [wanted] if wanted else list(CANDIDATES)
         found: list[str] = []
         problems: list[str] = []
         for name in candidates:
@@ -453,8 +456,17 @@ def main(argv: list[str]) -> int:
             print(name, engine.base_tag(HOSTS[name]), engine.image_tag(HOSTS[name]))
     elif cmd == "sweep":
         print("\n".join(Engine.detect().sweep_orphans()))
+    elif cmd == "remove-prefix" and len(rest) == 1:
+        engine = Engine.detect()
+        tags = [t for t in engine.run("images", "--format", "{{.Repository}}:{{.Tag}}").stdout.split()
+                if t.startswith(f"{rest[0]}/")]
+        if tags:
+            engine.run("rmi", *tags)
+        for lock in workdir().glob(f"{rest[0]}_*.lock"):
+            lock.unlink()
     else:
-        print("usage: python -m checks.hosts.engine build [HOST...] | tags [HOST...] | sweep", file=sys.stderr)
+        print("usage: python -m checks.hosts.engine build [HOST...] | tags [HOST...] | sweep | remove-prefix PREFIX",
+              file=sys.stderr)
         return 2
     return 0
 

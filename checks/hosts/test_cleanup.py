@@ -100,3 +100,21 @@ def test_a_removed_fresh_container_is_gone_from_the_engine(zr_host_pool, zr_host
     assert engine.run("ps", "-q", "--filter", f"name={h.zr_container}").stdout.strip()
     zr_host_pool.remove(h)
     assert engine.run("ps", "-aq", "--filter", f"name={h.zr_container}").stdout.strip() == ""
+
+
+def test_a_failed_image_build_leaves_no_image_behind(zr_host_pool, tmp_path, monkeypatch):
+    """A Containerfile that fails after one successful step: neither the tag nor the step's image stays."""
+    engine = zr_host_pool.engine()
+    spec = eng.HOSTS["debian13-amd64"]
+    base = engine.ensure_base(spec)  # the real, cached base: this test builds only the host layer
+    containerfile = tmp_path / "Containerfile"
+    containerfile.write_text(f"ARG BASE\nFROM ${{BASE}}\nRUN touch /zr-step-one-{os.getpid()}\nRUN false\n")
+    monkeypatch.setattr(eng, "CONTAINERFILE", containerfile)
+    monkeypatch.setenv("ZR_IMAGE_PREFIX", f"zrfailtest{os.getpid()}")
+    monkeypatch.setattr(engine, "base_tag", lambda _spec: base)
+    before = set(engine.run("images", "-aq", "--no-trunc").stdout.split())
+    with pytest.raises(RuntimeError, match="building .* failed"):
+        engine.ensure_image(spec)
+    after = set(engine.run("images", "-aq", "--no-trunc").stdout.split())
+    assert after - before == set(), "the failed build left images behind"
+    assert engine.run("images", "-q", f"zrfailtest{os.getpid()}/*").stdout.strip() == ""

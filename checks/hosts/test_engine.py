@@ -75,6 +75,34 @@ def test_an_engine_that_does_not_answer_is_an_error_that_says_how_to_start_it(tm
         eng.Engine.detect()
 
 
+def test_podman_is_used_through_the_same_cli_when_it_is_the_only_engine(tmp_path, monkeypatch):
+    fake = tmp_path / "podman"
+    fake.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
+    fake.chmod(0o755)
+    monkeypatch.delenv("ZR_ENGINE", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(eng, "CANDIDATES", ("/nonexistent/docker", "docker", "podman"))
+    engine = eng.Engine.detect()
+    assert (engine.cli, engine.kind, engine.scheme) == (str(fake), "podman", "podman")
+
+
+def test_the_engines_own_docker_client_is_preferred_to_the_first_on_path(tmp_path, monkeypatch):
+    """A `docker` first on PATH may lack buildx; /usr/bin/docker (the engine's own) comes first."""
+    assert eng.CANDIDATES[0] == "/usr/bin/docker"
+    for name in ("docker", "podman"):
+        fake = tmp_path / name
+        fake.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
+        fake.chmod(0o755)
+    own = tmp_path / "own" / "docker"
+    own.parent.mkdir()
+    own.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
+    own.chmod(0o755)
+    monkeypatch.delenv("ZR_ENGINE", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(eng, "CANDIDATES", (str(own), "docker", "podman"))
+    assert eng.Engine.detect().cli == str(own)
+
+
 def test_missing_qemu_binfmt_is_an_error_that_says_what_to_install(tmp_path, monkeypatch):
     (tmp_path / "status").write_text("enabled\n")
     monkeypatch.setattr(eng, "BINFMT_MISC", tmp_path)
