@@ -9,7 +9,7 @@ Images
     engine can pull it, otherwise ``debootstrap --variant=minbase`` from the machine's Debian mirror and
     ``import`` (the usual case: no registry is reachable). The hash covers the recipe, not the mirror.
     ``<prefix>/<host>:<hash>``: ``checks/hosts/Containerfile`` built on that base. The hash covers the
-    Containerfile and every build argument (base tag, architecture, mirrors). An image whose tag exists
+    Containerfile and every build argument (base tag, architecture, mirror). An image whose tag exists
     is never rebuilt. ``<prefix>`` is ``zrunbook`` unless ``ZR_IMAGE_PREFIX`` says otherwise (the
     benchmark uses its own prefix for cold builds, so it never deletes the real cache).
 
@@ -28,7 +28,7 @@ Engines
     explicitly (a path, ``docker`` or ``podman``).
 
 Environment: ``ZR_ENGINE``, ``ZR_IMAGE_PREFIX``, ``ZR_WORKDIR`` (debootstrap root file systems and
-lock files; default ``/var/tmp/zrunbook-hosts``), ``ZR_DEBIAN_MIRROR``, ``ZR_DEBIAN_SECURITY_MIRROR``.
+lock files; default ``/var/tmp/zrunbook-hosts``), ``ZR_DEBIAN_MIRROR``.
 """
 
 from __future__ import annotations
@@ -154,15 +154,15 @@ def _apt_uris() -> list[str]:
     return uris
 
 
-def debian_mirrors() -> tuple[str, str]:
-    """The (main, security) Debian mirrors configured on this machine, or deb.debian.org."""
+def debian_mirror() -> str:
+    """The Debian mirror configured on this machine (``ZR_DEBIAN_MIRROR`` first), or deb.debian.org.
+
+    Only the main archive: the Containerfile uses the trixie suite alone (and sid for two packages on
+    s390x), never a security mirror.
+    """
     uris = _apt_uris()
     main = next((u for u in uris if re.search(r"/debian/?$", u)), "http://deb.debian.org/debian")
-    security = next((u for u in uris if re.search(r"/debian-security/?$", u)), "http://deb.debian.org/debian-security")
-    return (
-        os.environ.get("ZR_DEBIAN_MIRROR", main.rstrip("/")),
-        os.environ.get("ZR_DEBIAN_SECURITY_MIRROR", security.rstrip("/")),
-    )
+    return os.environ.get("ZR_DEBIAN_MIRROR", main.rstrip("/"))
 
 
 def check_binfmt(spec: HostSpec) -> None:
@@ -281,8 +281,7 @@ class Engine:
         return f"{image_prefix()}/base-debian13-{spec.arch}:{_hash(BASE_RECIPE, spec.arch)}"
 
     def build_args(self, spec: HostSpec) -> dict[str, str]:
-        mirror, security = debian_mirrors()
-        return {"BASE": self.base_tag(spec), "ARCH": spec.arch, "MIRROR": mirror, "SECURITY_MIRROR": security}
+        return {"BASE": self.base_tag(spec), "ARCH": spec.arch, "MIRROR": debian_mirror()}
 
     def image_tag(self, spec: HostSpec) -> str:
         return f"{image_prefix()}/{spec.name}:{_hash(CONTAINERFILE.read_bytes(), self.build_args(spec))}"
@@ -315,7 +314,7 @@ class Engine:
                 f"The base image {tag} must be built with debootstrap, which needs root: run the checks "
                 f"once as root (or build it with `sudo python -m checks.hosts.engine build {spec.name}`)."
             )
-        mirror, _ = debian_mirrors()
+        mirror = debian_mirror()
         rootfs = Path(tempfile.mkdtemp(prefix=f"rootfs-{spec.arch}-", dir=workdir()))
         try:
             cmd = ["debootstrap", "--variant=minbase", f"--arch={spec.arch}", SUITE, str(rootfs), mirror]

@@ -1,6 +1,7 @@
 """The harness without containers: host selection, image tags, prerequisite errors, lazy collection."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -47,17 +48,24 @@ def test_the_image_tag_changes_with_the_debian_mirror(monkeypatch):
     assert engine.base_tag(spec).startswith("zrunbook/base-debian13-s390x:")
 
 
-def test_the_mirrors_come_from_the_machines_apt_sources(tmp_path, monkeypatch):
+def test_the_mirror_comes_from_the_machines_apt_sources(tmp_path, monkeypatch):
     (tmp_path / "sources.list.d").mkdir()
     (tmp_path / "sources.list.d" / "debian.sources").write_text(
-        "Types: deb\nURIs: http://mirror.example/debian/\nSuites: bookworm\n\n"
-        "Types: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\n"
+        "Types: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\n\n"
+        "Types: deb\nURIs: http://mirror.example/debian/\nSuites: bookworm\n"
     )
     (tmp_path / "sources.list.d" / "other.list").write_text("deb https://packages.example/apt stable main\n")
     monkeypatch.setattr(eng, "APT_SOURCES", tmp_path)
     monkeypatch.delenv("ZR_DEBIAN_MIRROR", raising=False)
-    monkeypatch.delenv("ZR_DEBIAN_SECURITY_MIRROR", raising=False)
-    assert eng.debian_mirrors() == ("http://mirror.example/debian", "http://mirror.example/debian-security")
+    assert eng.debian_mirror() == "http://mirror.example/debian"
+
+
+def test_the_build_arguments_are_exactly_the_ones_the_containerfile_declares():
+    """An argument the Containerfile never declares (the old SECURITY_MIRROR) would still change the
+    image tag and force a rebuild for nothing."""
+    declared = set(re.findall(r"^ARG (\w+)", eng.CONTAINERFILE.read_text(), re.M))
+    for spec in eng.HOSTS.values():
+        assert set(eng.Engine("docker", "docker").build_args(spec)) == declared
 
 
 def test_no_container_engine_is_an_error_that_says_what_to_install(monkeypatch):
