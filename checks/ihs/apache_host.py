@@ -7,25 +7,32 @@ the CSR written by this chapter's snippet, the certificate signed by the test CA
 with this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
 
-Test data (PINs) lives here and in the tests, never in snippets/. Debian keeps the RHEL/SLES library
-path the snippets name as a symbolic link to its own openCryptoki library (the same library).
+Test data (PINs) lives here and in the tests, never in snippets/. The hosts are Debian, so the token
+form installs the Ubuntu/Debian OpenSSL configuration (byte for byte on s390x, with the host's triplet on
+amd64: checks/ihs/distro_paths.py) and the key step finds Debian's openCryptoki library by itself.
 """
 
 from __future__ import annotations
 
+import base64
 import shlex
 
 from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
+from checks.ihs.distro_paths import on_host, openssl_config
 
 TOKEN_ENV = "TOKEN_LABEL=IBMICATOK TOKEN_SO_PIN=87651234 TOKEN_USER_PIN=12345678"
 CA = "/root/zr-test-ca"
-RHEL_OPENCRYPTOKI = "/usr/lib64/opencryptoki/libopencryptoki.so"
+OPENSSL_PKCS11_CONF = "/etc/ssl/openssl-pkcs11.conf"  # where the page saves the configuration
 
 
 def _ok(host, cmd: str) -> str:
     res = host.run(cmd)
     assert res.rc == 0, f"{cmd}\nrc={res.rc}\n{res.stdout}\n{res.stderr}"
     return res.stdout
+
+
+def put(host, path: str, text: str) -> None:
+    _ok(host, f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {shlex.quote(path)}")
 
 
 def make_ca(host) -> str:
@@ -72,13 +79,11 @@ def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
 
 def prepare_token_key(host) -> str:
     """The token, httpd's user in pkcs11, the key in the token with a test-CA certificate; returns the CA."""
-    lib = _ok(host, "ls /usr/lib/*-linux-gnu/pkcs11/libopencryptoki.so").strip()
-    _ok(host, f"mkdir -p /usr/lib64/opencryptoki && ln -sf {lib} {RHEL_OPENCRYPTOKI}")
     start_pkcsslotd(host)
     _ok(host, f"{TOKEN_ENV} bash {snippet_path('crypto/token/init-token.sh')}")
     res = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "www-data")
     assert res.rc == 0, res.stdout + res.stderr
-    _ok(host, f"cp {snippet_path('ihs/apache/openssl-pkcs11-provider.conf')} /etc/ssl/openssl-pkcs11.conf")
+    put(host, OPENSSL_PKCS11_CONF, on_host(host, openssl_config("ubuntu-debian")))
     _ok(host, f"{TOKEN_ENV} bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
     ca = make_ca(host)
     sign(host, "/etc/ssl/www.example.com.csr")

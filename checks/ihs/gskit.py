@@ -8,10 +8,13 @@ GSKit cannot be installed on the runbook's hosts, so the shell snippets that cal
   option is allowed there, options that take a value have one (the study's line break after
   ``-label`` is caught here), enumerated values are allowed, required options are present, and a
   password or PIN is a variable the reader sets in the environment, never a literal.
-* ``consistency(scripts, conf)`` compares what the scripts create with what httpd.conf names: token
-  label and certificate label (SSLServerCert token:label), the certificate's CN and ServerName, the
-  PKCS#11 library (-crypto, SSLPKCSDriver), the key database (KeyFile) and the stash file
-  (SSLStashfile).
+* ``consistency(scripts, conf, preset=...)`` compares what the scripts create with what httpd.conf names:
+  token label and certificate label (SSLServerCert token:label), the certificate's CN and ServerName,
+  the PKCS#11 library (-crypto, SSLPKCSDriver), the key database (KeyFile) and the stash file
+  (SSLStashfile). ``preset`` is the environment the scripts run with on one distribution.
+* ``library_candidates(text)``: a script that looks for openCryptoki's library names the RHEL/SLES and
+  the Ubuntu/Debian path in ``RHEL_SLES_LIB=`` and ``UBUNTU_DEBIAN_LIB=`` lines; this returns them per
+  distribution, ``$(uname -m)`` read as IBM Z's ``s390x``.
 Both return a list of problems (empty when the files are fine), each naming the line.
 """
 
@@ -255,8 +258,22 @@ def _options(cmd: Command) -> dict[str, str | None]:
     return opts
 
 
-def consistency(scripts: dict[str, str], conf: str, conf_name: str = "httpd.conf") -> list[str]:
-    made = created(scripts)
+LIBRARY_VARIABLES = {"rhel-sles": "RHEL_SLES_LIB", "ubuntu-debian": "UBUNTU_DEBIAN_LIB"}
+
+
+def library_candidates(text: str) -> dict[str, str]:
+    """{distribution: library path} from a script's RHEL_SLES_LIB= and UBUNTU_DEBIAN_LIB= lines (IBM Z)."""
+    found = {}
+    for distro, name in LIBRARY_VARIABLES.items():
+        m = re.search(rf'^\s*{name}=("?)(.+?)\1\s*$', text, re.M)
+        if m:
+            found[distro] = m.group(2).replace("$(uname -m)", "s390x")
+    return found
+
+
+def consistency(scripts: dict[str, str], conf: str, conf_name: str = "httpd.conf",
+                preset: dict[str, str] | None = None) -> list[str]:
+    made = created(scripts, preset)
     named = conf_values(conf)
     problems: list[str] = []
 

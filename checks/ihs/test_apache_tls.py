@@ -18,11 +18,14 @@ import pytest
 
 from checks.hosts.plugin import run_snippet
 from checks.ihs.apache_host import handshake, serve_files, serve_token
+from checks.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
 TLS13 = {"TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"}
 SITE = "ihs/apache/apache-tls-openssl.conf"
-TOKEN_SNIPPETS = ("ihs/apache/apache-tls-pkcs11.conf", "ihs/apache/openssl-pkcs11-provider.conf",
+# the hosts are Debian: the Ubuntu/Debian OpenSSL configuration is the one served (test_library_paths.py
+# checks the RHEL/SLES one against it)
+TOKEN_SNIPPETS = ("ihs/apache/apache-tls-pkcs11.conf", "ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf",
                   "ihs/apache/create-token-key-and-csr.sh", "ihs/apache/set-httpd-openssl-conf.sh")
 
 
@@ -98,7 +101,7 @@ def test_every_handshake_is_signed_by_the_token(fresh_host):
     """OpenSC's pkcs11-spy between pkcs11-provider and openCryptoki logs each C_Sign of httpd's workers."""
     ca = serve_token(fresh_host)
     spy = fresh_host.run("ls /usr/lib/*-linux-gnu/pkcs11/pkcs11-spy.so").stdout.strip()
-    real = fresh_host.run("readlink -f /usr/lib64/opencryptoki/libopencryptoki.so").stdout.strip()
+    real = fresh_host.run(f"readlink -f {on_host(fresh_host, library('ubuntu-debian'))}").stdout.strip()
     fresh_host.run_test(f"sed -i 's|^pkcs11-module-path = .*|pkcs11-module-path = {spy}|' /etc/ssl/openssl-pkcs11.conf"
                         f" && printf 'export PKCS11SPY={real} PKCS11SPY_OUTPUT=/tmp/spy.log\\n' >> /etc/apache2/envvars"
                         " && apache2ctl stop && sleep 1 && apache2ctl start && sleep 1 && chmod 666 /tmp/spy.log")

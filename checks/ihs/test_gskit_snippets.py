@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from checks.ihs import gskit
+from checks.ihs.distro_paths import DISTROS, current_with_driver, driver_fragment, library
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
@@ -40,13 +41,31 @@ def test_gskit_snippet_uses_documented_commands_flags_and_environment_secrets(na
     assert gskit.validate(text) == []
 
 
+def on_distro(distro):
+    """The environment the current scripts run with on the distribution: the library they find there."""
+    return {"PKCS11_LIB": gskit.library_candidates(scripts(CURRENT)["create-token-certificate.sh"])[distro]}
+
+
 @pytest.mark.snippet("ihs/gskit/create-key-database.sh", "ihs/gskit/create-token-certificate.sh",
                      "ihs/gskit/list-token-certificates.sh", "ihs/gskit/stash-token-pin.sh",
-                     "ihs/httpd/httpd-ssl-current.conf", checker="format-validator")
-def test_current_httpd_conf_names_the_token_certificate_and_files_the_gskit_steps_create():
-    made = gskit.created(scripts(CURRENT))
+                     "ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-*.conf", checker="format-validator")
+@pytest.mark.parametrize("distro", DISTROS)
+def test_current_httpd_conf_names_the_token_certificate_and_files_the_gskit_steps_create(distro):
+    made = gskit.created(scripts(CURRENT), on_distro(distro))
     assert set(made) == {"kdb", "token", "label", "crypto", "cn", "stash"}
-    assert gskit.consistency(scripts(CURRENT), conf("httpd-ssl-current.conf")) == []
+    name = f"httpd-ssl-current.conf + pkcs11-driver-{distro}.conf"
+    assert gskit.consistency(scripts(CURRENT), current_with_driver(distro), name, on_distro(distro)) == []
+
+
+@pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="format-validator")
+def test_consistency_check_reports_an_ubuntu_debian_driver_naming_the_rhel_library():
+    wrong = driver_fragment("ubuntu-debian").replace(library("ubuntu-debian"), library("rhel-sles"))
+    problems = gskit.consistency(scripts(CURRENT), current_with_driver("ubuntu-debian", wrong), "httpd.conf",
+                                 on_distro("ubuntu-debian"))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("PKCS#11 library"), problems
+    assert f"creates {library('ubuntu-debian')!r}" in problems[0]
+    assert f"names {library('rhel-sles')!r}" in problems[0]
 
 
 @pytest.mark.snippet("ihs/gskit/create-key-database-2013.sh", "ihs/gskit/create-token-certificate-2013.sh",

@@ -5,10 +5,16 @@ session and loaded as IHS loads its own (LoadModule ibm_ssl_module modules/mod_i
 minimal IHS tree includes the snippet. The negative cases under checks/ihs/bad/ prove the lint
 rejects what IHS would: unknown protocol and cipher names, a wrong argument count, SSLServerCert
 without a token while SSLPKCSDriver is set, and the study's library and cache directives.
+
+The current configuration includes conf/pkcs11-driver.conf, one line per distribution. The hosts are
+Debian: the Ubuntu/Debian line is checked as shipped (on amd64 with the host's triplet), and a copy of it
+naming the RHEL/SLES library is rejected. The RHEL/SLES files are checked with a stand-in library (see
+the test's docstring).
 """
 
 import pytest
 
+from checks.ihs.distro_paths import current_conf, driver_fragment, included, library, on_host
 from checks.ihs.ihs_lint import httpd_t, ihs_root
 from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
 
@@ -17,10 +23,53 @@ def output(result):
     return f"rc={result.rc}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
-@pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
-@pytest.mark.parametrize("name", ["httpd-ssl-current.conf", "httpd-ssl-2013.conf"])
-def test_ihs_ssl_configuration_passes_httpd_t_with_the_mod_ibm_ssl_lint(host, name):
-    conf = ihs_root(host, (SNIPPETS / "ihs/httpd" / name).read_text(encoding="utf-8"))
+def current(host, driver: str, rhel_stand_in: bool = False) -> str:
+    """The IHS tree with httpd-ssl-current.conf and the given text as its conf/pkcs11-driver.conf."""
+    main = current_conf()
+    return ihs_root(host, main, includes={included(main): driver}, rhel_stand_in=rhel_stand_in)
+
+
+@pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf",
+                     checker="httpd-t")
+def test_current_configuration_with_the_ubuntu_debian_driver_passes_httpd_t(host):
+    """No stand-in: the lint loads the openCryptoki library the Ubuntu/Debian line names."""
+    result = httpd_t(host, current(host, on_host(host, driver_fragment("ubuntu-debian"))))
+    assert result.rc == 0, output(result)
+    assert "Syntax OK" in result.stderr, output(result)
+
+
+@pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="httpd-t")
+def test_httpd_t_rejects_the_ubuntu_debian_driver_naming_the_rhel_library(host):
+    wrong = driver_fragment("ubuntu-debian").replace(library("ubuntu-debian"), library("rhel-sles"))
+    result = httpd_t(host, current(host, wrong))
+    assert result.rc != 0, output(result)
+    assert f"SSLPKCSDriver: file {library('rhel-sles')} does not exist" in result.stderr, output(result)
+
+
+@pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", checker="httpd-t")
+def test_httpd_t_names_the_driver_file_when_the_reader_has_not_saved_it(host):
+    main = current_conf()
+    result = httpd_t(host, ihs_root(host, main))
+    assert result.rc != 0, output(result)
+    assert f"Could not open configuration file /opt/IBM/HTTPServer/{included(main)}" in result.stderr, output(result)
+
+
+@pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                     "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
+@pytest.mark.parametrize("name", ["httpd-ssl-current.conf+pkcs11-driver-rhel-sles.conf", "httpd-ssl-2013.conf"])
+def test_rhel_sles_configuration_passes_httpd_t_with_a_stand_in_library(host, name):
+    """RHEL/SLES files on a Debian host, with one documented stand-in.
+
+    The lint loads the library SSLPKCSDriver names, and Debian has nothing at
+    /usr/lib64/opencryptoki/libopencryptoki.so, the RHEL/SLES path (and SLES 11's, the 2013 study's).
+    For these tests only, that one path is a symbolic link to the host's openCryptoki library; the
+    files are used as shipped. What this proves: directive forms, values and the library form; not that
+    the path exists on RHEL or SLES (the reference facts and the distributions' file lists say so).
+    """
+    if name == "httpd-ssl-2013.conf":
+        conf = ihs_root(host, (SNIPPETS / "ihs/httpd" / name).read_text(encoding="utf-8"), rhel_stand_in=True)
+    else:
+        conf = current(host, driver_fragment("rhel-sles"), rhel_stand_in=True)
     result = httpd_t(host, conf)
     assert result.rc == 0, output(result)
     assert "Syntax OK" in result.stderr, output(result)
@@ -40,7 +89,9 @@ REJECTED = {
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
 @pytest.mark.parametrize("bad", sorted(REJECTED))
 def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
-    conf = ihs_root(host, (BAD / bad).read_text(encoding="utf-8"))
+    """The bad files keep the study's RHEL/SLES library path, so they run with the stand-in library of the
+    test above: each must be rejected for its own mistake, not for the path."""
+    conf = ihs_root(host, (BAD / bad).read_text(encoding="utf-8"), rhel_stand_in=True)
     result = httpd_t(host, conf)
     assert result.rc != 0, output(result)
     assert REJECTED[bad] in result.stderr, output(result)

@@ -82,7 +82,9 @@ def test_certificate_step_uses_documented_gskit_commands_and_the_pin_from_the_en
 
 @pytest.mark.snippet(CURRENT_CONF, CERT, IHS_CERT, checker="format-validator")
 def test_webseald_names_the_token_certificate_and_library_the_certificate_step_creates():
-    made = gskit.created({IHS_CERT: read(IHS_CERT)}, preset=webseal_settings())
+    # the step looks for the library; webseald-pkcs11-current.conf names the RHEL/SLES one
+    rhel_sles = {"PKCS11_LIB": gskit.library_candidates(read(IHS_CERT))["rhel-sles"]}
+    made = gskit.created({IHS_CERT: read(IHS_CERT)}, preset=webseal_settings() | rhel_sles)
     entries = stanza.entries(read(CURRENT_CONF))
     token, label = entries[("ssl", "webseal-cert-keyfile-label")][0].split(":")
     assert entries[("ssl", "pkcs11-token-label")] == [made["token"][0]] == [token]

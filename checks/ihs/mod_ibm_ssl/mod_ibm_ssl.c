@@ -5,8 +5,8 @@
  * mod_ibm_ssl directive as unknown. This module registers those directives under IHS's module name
  * (LoadModule ibm_ssl_module modules/mod_ibm_ssl.so) with IHS's argument forms and validates the
  * values: protocol and cipher names from the facts tables (checks/ihs/facts/*.csv, compiled in as
- * ibm_ssl_facts.h by checks/ihs/ihs_lint.py), the token:label form, files that must exist, and a
- * PKCS#11 driver that loads. A check_config hook then checks each SSL virtual host as merged:
+ * ibm_ssl_facts.h by checks/ihs/ihs_lint.py), the token:label form, files that must exist, a
+ * PKCS#11 driver that loads, and numbers within the range the directive table gives (SSLV3Timeout). A check_config hook then checks each SSL virtual host as merged:
  * a KeyFile is set, and SSLServerCert names token:label while SSLPKCSDriver is set.
  * It serves nothing and does no TLS. Built with `apxs -c` inside the container at test time.
  */
@@ -19,9 +19,10 @@
 #include "ap_config.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <strings.h>
 
-#include "ibm_ssl_facts.h" /* IBM_SSL_PROTOCOLS[], IBM_SSL_CIPHERS[] (NULL-terminated) */
+#include "ibm_ssl_facts.h" /* IBM_SSL_PROTOCOLS[], IBM_SSL_CIPHERS[], IBM_SSL_RANGES[] (NULL-terminated) */
 
 module AP_MODULE_DECLARE_DATA ibm_ssl_module;
 
@@ -254,6 +255,26 @@ static const char *set_attribute(cmd_parms *cmd, void *dc, const char *a1, const
     return NULL;
 }
 
+/* A whole number within the range the directive table gives for this directive (IBM_SSL_RANGES). */
+static const char *set_ranged_number(cmd_parms *cmd, void *dc, const char *arg)
+{
+    const struct ibm_ssl_range *r;
+    long value;
+    for (r = IBM_SSL_RANGES; r->directive; r++)
+        if (!strcasecmp(r->directive, cmd->cmd->name))
+            break;
+    if (!r->directive)
+        return apr_psprintf(cmd->pool, "%s: no range in the directive table", cmd->cmd->name);
+    if (!is_integer(arg) || strlen(arg) > 9)
+        return apr_psprintf(cmd->pool, "%s takes a number of seconds (%ld-%ld), not %s", cmd->cmd->name,
+                            r->min, r->max, arg);
+    value = atol(arg);
+    if (value < r->min || value > r->max)
+        return apr_psprintf(cmd->pool, "%s %s is out of range (%ld-%ld seconds)", cmd->cmd->name, arg,
+                            r->min, r->max);
+    return NULL;
+}
+
 static const char *set_noop(cmd_parms *cmd, void *dc)
 {
     return NULL;
@@ -310,6 +331,8 @@ static const command_rec ibm_ssl_cmds[] = {
     AP_INIT_NO_ARGS("SSLTrace", set_noop, NULL, RSRC_CONF, "trace SSL"),
     AP_INIT_NO_ARGS("SSLFIPSEnable", set_noop, NULL, RSRC_CONF, "FIPS mode"),
     AP_INIT_NO_ARGS("SSLFIPSDisable", set_noop, NULL, RSRC_CONF, "no FIPS mode"),
+    AP_INIT_TAKE1("SSLV3Timeout", set_ranged_number, NULL, RSRC_CONF,
+                  "seconds a TLS session may be resumed (session ID cache)"),
     AP_INIT_TAKE1("SSLCachePortFilename", reject_obsolete, NULL, RSRC_CONF, "obsolete"),
     {NULL}
 };

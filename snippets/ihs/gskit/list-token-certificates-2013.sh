@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The study's check of the new certificate with gskcmd: its details as read from the ICA token.
-# Needs TOKEN_USER_PIN in the environment and pkcsslotd running.
+# Needs TOKEN_USER_PIN in the environment and pkcsslotd running; PKCS11_LIB defaults to the library path of
+# SLES, the study's system (set it on another distribution).
 set -euo pipefail
 
 IHS_ROOT="${IHS_ROOT:-/opt/IBM/HTTPServer}"
