@@ -17,6 +17,7 @@ extensions = [
     "snippet",
     "facts",
     "charts",
+    "pdfparts",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]

@@ -12,6 +12,8 @@
 values come from ``checks/db2/facts/clp-keywords.csv`` (the reference page renders the same file).
 Known commands: UPDATE DB CFG, AUTOCONFIGURE, ALTER BUFFERPOOL, CONNECT TO / CONNECT RESET,
 TERMINATE and db2set; anything else is reported as unknown, so a new command needs new facts first.
+A fixed ALTER BUFFERPOOL size after AUTOCONFIGURE ... bp_resizeable yes in the same script is reported
+(the fixed size switches the self-tuning off again).
 Circular logging is assumed for the log ranges (the study's setup).
 
 ``commands(text)`` returns the parsed commands (for computed values such as the total log space).
@@ -313,6 +315,28 @@ def validate(text: str, version: str) -> list[str]:
         if total and total.max is not None and second != -1 and primary + second > total.max:
             problems.append(f"database {db or '(default)'}: LOGPRIMARY {primary} + LOGSECOND {second} = "
                             f"{primary + second} exceeds {total.max} (circular logging)")
+    problems += resizeable_then_fixed(parsed)
+    return problems
+
+
+def resizeable_then_fixed(parsed: list[Command]) -> list[str]:
+    """A fixed ALTER BUFFERPOOL ... SIZE n after AUTOCONFIGURE ... bp_resizeable yes in the same script.
+
+    The fixed size ends the self-tuning the Configuration Advisor was asked to allow ("if the buffer pool is
+    already self-tuning and SIZE number-of-pages is given, the alter disables self-tuning": ALTER BUFFERPOOL,
+    https://www.ibm.com/docs/en/SSEPGG_11.5.0/com.ibm.db2.luw.sql.ref.doc/doc/r0000885.html).
+    """
+    problems: list[str] = []
+    resizeable = None
+    for cmd in parsed:
+        if cmd.name == "autoconfigure" and cmd.params.get("BP_RESIZEABLE", "").upper() == "YES":
+            resizeable = cmd.line
+        size = cmd.params.get("SIZE", "")
+        if (resizeable and cmd.name == "alter-bufferpool" and size.isdigit()
+                and cmd.params.get("AUTOMATIC") != "YES"):
+            problems.append(f"line {cmd.line}: ALTER BUFFERPOOL {cmd.target} SIZE {size} fixes the size after "
+                            f"AUTOCONFIGURE ... bp_resizeable yes (line {resizeable}): the fixed size switches "
+                            "the pool's self-tuning off again (SIZE AUTOMATIC keeps it, bp_resizeable no says so)")
     return problems
 
 

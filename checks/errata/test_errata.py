@@ -1,14 +1,19 @@
-"""Every erratum's bad form goes through its checker here and is rejected; its page and test exist.
+"""Every erratum with a checker: its bad form goes through that checker here and is rejected.
 
-The data is checks/errata/errata.csv, also rendered as the errata reference page. Static checkers run
-right here; host checkers (udevadm verify, httpd -t) run on the amd64 host; the JVM-based and
-state-changing ones (sunpkcs11, testinfra) are run by the negative test the row names, and this test
-proves that test is collected with that bad form.
+The data is checks/errata/errata.csv, also rendered as the errata reference page. Static checkers run right
+here; host checkers run on the amd64 container host: udevadm verify, httpd -t with the IHS lint, SunPKCS11
+(the WAS chapter's Pkcs11Check.java, one JVM for every .cfg row) and testinfra (the study's shell lines run,
+the resulting state asserted; a fresh container where they change it). Rows whose checker is ``review``
+correct prose no tool can run: they carry no bad form, and the page lists them as documented only.
+The chapter's own negative test, named in the row, must exist and run the same bad form.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +25,33 @@ from checks.static.shellcheck import shellcheck
 ROOT = Path(__file__).resolve().parents[2]
 with open(ROOT / "checks/errata/errata.csv", encoding="utf-8", newline="") as _fh:
     ROWS = list(csv.DictReader(_fh))
-CHECKED = [r for r in ROWS if r["checker"]]
+REVIEW = "review"
+CHECKED = [r for r in ROWS if r["checker"] != REVIEW]
 
 
 def ids(rows):
     return [r["id"] for r in rows]
+
+
+def webseal_label_problems(wrapper: str, conf: str) -> list[str]:
+    """The token and certificate labels a WebSEAL certificate wrapper hands to the IHS chapter's script,
+    compared with the ones webseald.conf names (webseal-cert-keyfile-label, pkcs11-token-label)."""
+    from checks.ihs import gskit
+    from checks.webseal import stanza
+
+    exported = re.search(r"^export (.+)$", wrapper, re.M).group(1).split()
+    preset = {k: v for k, v in gskit.defaults(wrapper).items() if k in exported}
+    ihs = (ROOT / "snippets/ihs/gskit/create-token-certificate.sh").read_text(encoding="utf-8")
+    made = gskit.created({"create-token-certificate.sh": ihs}, preset=preset)
+    entries = stanza.entries(conf)
+    token, label = entries[("ssl", "webseal-cert-keyfile-label")][0].split(":")
+    problems = []
+    for what, created, named in (("token label", made["token"][0], token),
+                                 ("token label", made["token"][0], entries[("ssl", "pkcs11-token-label")][0]),
+                                 ("certificate label", made["label"][0], label)):
+        if created != named:
+            problems.append(f"{what}: the certificate step creates {created!r}, webseald.conf names {named!r}")
+    return problems
 
 
 def rejected_statically(row) -> list[str]:
@@ -34,6 +61,10 @@ def rejected_statically(row) -> list[str]:
     if checker == "shellcheck":
         result = shellcheck(path)
         return [result.stdout] if result.returncode else []
+    if checker == "insecure-tls lint":
+        from checks.static import insecure_tls
+
+        return insecure_tls.problems(text)
     if checker == "db2-clp" and row["bad form"].startswith("checks/webseal/"):
         from checks.webseal import ldap_db
 
@@ -54,6 +85,9 @@ def rejected_statically(row) -> list[str]:
         from checks.webseal import stanza
 
         return stanza.validate(text)
+    if checker == "format-validator (webseal labels)":
+        conf = (ROOT / "snippets/webseal/conf/webseald-pkcs11-2007.conf").read_text(encoding="utf-8")
+        return webseal_label_problems(text, conf)
     if checker == "format-validator (pdadmin)":
         from checks.webseal import pdadmin
 
@@ -89,16 +123,74 @@ def rejected_statically(row) -> list[str]:
     raise AssertionError(f"no static dispatch for checker {checker!r}")
 
 
-STATIC = [r for r in CHECKED if r["checker"] in
-          {"shellcheck", "db2-clp", "java-security", "recorded-on-ibm-z", "format-validator",
-           "format-validator (webseald stanzas)", "format-validator (pdadmin)", "format-validator (ctg.ini)",
-           "data-validator"}]
-ON_HOST = [r for r in CHECKED if r["checker"] in {"udevadm-verify", "httpd-t"}]
+# --- host checkers -----------------------------------------------------------------------------------------
+
+def _copy(host, row) -> str:
+    from checks.was.util import copy_to
+
+    target = f"/tmp/errata/{Path(row['bad form']).name}"
+    copy_to(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"), target)
+    return target
+
+
+_SUNPKCS11: dict[str, dict[str, str]] = {}
+
+
+def sunpkcs11_errors(host) -> dict[str, str]:
+    """Every sunpkcs11 row's file loaded by the WAS chapter's Pkcs11Check.java in ONE JVM: file -> output.
+
+    The parser rejects these files before any token is opened, so no slot daemon or token is needed."""
+    if host.zr_name not in _SUNPKCS11:
+        from checks.was.util import copy_to, output
+
+        paths = [_copy(host, r) for r in CHECKED if r["checker"] == "sunpkcs11"]
+        java = (ROOT / "checks/was/Pkcs11Check.java").read_text(encoding="utf-8")
+        copy_to(host, java, "/tmp/errata/Pkcs11Check.java")
+        result = host.run(f"cd /tmp/errata && TOKEN_USER_PIN=unused java Pkcs11Check.java {' '.join(paths)}")
+        assert result.rc == 0, output(result)
+        sections = re.split(r"^== ", result.stdout, flags=re.M)[1:]
+        _SUNPKCS11[host.zr_name] = {s.split("\n", 1)[0]: s for s in sections}
+    return _SUNPKCS11[host.zr_name]
+
+
+def usermod_keeps_no_other_group(host, row) -> bool:
+    host.run_test("useradd -m -G users,audio wasadmin")
+    host.run_test("bash " + shlex.quote(_copy(host, row)))
+    groups = set(host.check_output("id -nG wasadmin").split())
+    assert "pkcs11" in groups, groups
+    return not groups >= {"users", "audio"}
+
+
+def old_opencryptoki_names_are_gone(host, row) -> bool:
+    result = host.run("bash " + shlex.quote(_copy(host, row)))
+    assert host.exists("pkcsslotd"), "the corrected name is missing too: the check would prove nothing"
+    assert host.run("dpkg -S /usr/lib/systemd/system/pkcsslotd.service").rc == 0
+    return result.rc == 127 and "pkcs11_startup: command not found" in result.stderr
+
+
+# testinfra rows: what runs the bad form, and whether it changes the container (then a fresh one).
+TESTINFRA = {"usermod-replaces-groups.sh": (usermod_keeps_no_other_group, True),
+             "start-opencryptoki-2013-names.sh": (old_opencryptoki_names_are_gone, False)}
+
+STATIC = [r for r in CHECKED if r["checker"] not in {"udevadm-verify", "httpd-t", "sunpkcs11", "testinfra"}]
+ON_HOST = [r for r in CHECKED if r["checker"] in {"udevadm-verify", "httpd-t", "sunpkcs11"}
+           or (r["checker"] == "testinfra" and not TESTINFRA[Path(r["bad form"]).name][1])]
+ON_FRESH_HOST = [r for r in CHECKED if r["checker"] == "testinfra" and TESTINFRA[Path(r["bad form"]).name][1]]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=ids(ROWS))
 def test_erratum_names_a_page_that_exists(row):
     assert (ROOT / "docs" / f"{row['corrected on']}.md").is_file(), row["corrected on"]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ids(ROWS))
+def test_erratum_is_either_checked_with_a_bad_form_or_marked_for_review(row):
+    if row["checker"] == REVIEW:
+        assert not row["bad form"], row
+        assert not row["negative test"], row
+    else:
+        assert row["bad form"], f"{row['id']}: a checker needs a bad form"
+        assert row["negative test"], f"{row['id']}: a checker needs a negative test"
 
 
 @pytest.mark.parametrize("row", STATIC, ids=ids(STATIC))
@@ -109,28 +201,69 @@ def test_static_checker_rejects_the_studys_form(row):
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.parametrize("row", ON_HOST, ids=ids(ON_HOST))
 def test_host_checker_rejects_the_studys_form(host, row):
-    text = (ROOT / row["bad form"]).read_text(encoding="utf-8")
     if row["checker"] == "udevadm-verify":
-        from checks.was.util import copy_to
-
-        name = Path(row["bad form"]).name
-        copy_to(host, text, f"/tmp/errata/{name}")
-        assert host.run(f"udevadm verify /tmp/errata/{name}").rc != 0
-    else:
+        assert host.run(f"udevadm verify {_copy(host, row)}").rc != 0
+    elif row["checker"] == "httpd-t":
         from checks.ihs.ihs_lint import httpd_t, ihs_root
 
-        assert httpd_t(host, ihs_root(host, text)).rc != 0
+        assert httpd_t(host, ihs_root(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"))).rc != 0
+    elif row["checker"] == "sunpkcs11":
+        from checks.was.test_pkcs11_provider import WHY
+
+        got = sunpkcs11_errors(host)[f"/tmp/errata/{Path(row['bad form']).name}"]
+        assert WHY[Path(row["bad form"]).name] in got, got
+        assert "provider:" not in got, got
+    else:
+        check, _fresh = TESTINFRA[Path(row["bad form"]).name]
+        assert check(host, row), f"testinfra: {row['bad form']} did what the corrected form does"
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.parametrize("row", ON_FRESH_HOST, ids=ids(ON_FRESH_HOST))
+def test_state_changing_checker_rejects_the_studys_form(fresh_host, row):
+    check, _fresh = TESTINFRA[Path(row["bad form"]).name]
+    assert check(fresh_host, row), f"testinfra: {row['bad form']} did what the corrected form does"
+
+
+# --- the positive twins of the checks that live only here ---------------------------------------------------
+
+def test_webseal_label_check_passes_the_runbooks_certificate_step_and_webseald_conf():
+    wrapper = (ROOT / "snippets/webseal/token/create-webseal-certificate.sh").read_text(encoding="utf-8")
+    conf = (ROOT / "snippets/webseal/conf/webseald-pkcs11-current.conf").read_text(encoding="utf-8")
+    assert webseal_label_problems(wrapper, conf) == []
+
+
+def test_db2_buffer_pool_rule_accepts_size_automatic_after_bp_resizeable_yes():
+    from checks.db2 import clp
+
+    bad = ROOT / "checks/errata/bad/autoconfigure-resizeable-then-fixed-buffer-pool-2013.sh"
+    text = bad.read_text(encoding="utf-8")
+    assert clp.validate(text.replace("size 1048576", "size automatic"), "9.7") == []
+    assert clp.validate(text.replace("bp_resizeable yes", "bp_resizeable no"), "9.7") == []
+
+
+# --- the chapter's own negative test ----------------------------------------------------------------------
+
+@functools.cache
+def collected(test_file: str) -> tuple[str, ...]:
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                           "-p", "no:cacheprovider", test_file], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return tuple(line for line in proc.stdout.splitlines() if "::" in line)
 
 
 @pytest.mark.parametrize("row", CHECKED, ids=ids(CHECKED))
 def test_erratum_has_a_negative_test_that_runs_its_bad_form(row):
     assert (ROOT / row["bad form"]).is_file(), row["bad form"]
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
-                           row["negative test"]], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    tests = [line for line in proc.stdout.splitlines() if "::" in line]
+    test_file, _, test_name = row["negative test"].partition("::")
+    if test_file == "checks/errata/test_errata.py":  # run by this module: the row is in the named test's list
+        lists = {"test_static_checker_rejects_the_studys_form": STATIC,
+                 "test_host_checker_rejects_the_studys_form": ON_HOST,
+                 "test_state_changing_checker_rejects_the_studys_form": ON_FRESH_HOST}
+        assert row in lists[test_name], f"{row['id']} is not run by {test_name}"
+        return
+    tests = [t for t in collected(test_file) if not test_name or f"::{test_name}" in t]
     assert tests, f"{row['negative test']} collects no test"
     name = Path(row["bad form"]).name
-    source = (ROOT / row["negative test"].split("::")[0]).read_text(encoding="utf-8")
-    assert any(name in t for t in tests) or name in source, \
-        f"{row['negative test']} does not run {row['bad form']}"
+    source = (ROOT / test_file).read_text(encoding="utf-8")
+    assert any(name in t for t in tests) or name in source, f"{row['negative test']} does not run {row['bad form']}"

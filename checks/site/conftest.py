@@ -20,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site-under-test"
 SHOTS = ROOT / "build" / "screenshots"
+PDF_PAGES = ROOT / "build" / "pdf-pages"  # PNGs of a few PDF pages, written by test_pdf.py
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -1,21 +1,26 @@
-"""The PDF as a reader meets it: every chapter, tabs as labelled blocks, badges and diagrams, no cut code."""
+"""The PDF as a reader meets it: every part and page, the charts, tabs as labelled blocks, badges and
+diagrams, no cut code; a few pages kept as PNGs under build/pdf-pages/ for a person to look at."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from checks.site.conftest import PDF_PAGES
+
 ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 
 
 @pytest.fixture(scope="module")
 def pdf(tmp_path_factory):
-    for tool in ("latexmk", "xelatex", "pdftotext"):
+    for tool in ("latexmk", "xelatex", "pdftotext", "pdfimages", "pdftoppm"):
         if not shutil.which(tool):
             pytest.fail(f"{tool} is not installed: sudo bash .ci/prereqs.sh installs TeX and poppler-utils")
     out = tmp_path_factory.mktemp("latex")
@@ -27,20 +32,135 @@ def pdf(tmp_path_factory):
     assert make.returncode == 0, make.stdout[-3000:]
     text = subprocess.run(["pdftotext", "-layout", str(out / "zrunbook.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
-    return {"dir": out, "text": text, "log": (out / "zrunbook.log").read_text(errors="replace")}
+    return {"dir": out, "text": text, "pages": text.split("\f"),
+            "tex": (out / "zrunbook.tex").read_text(encoding="utf-8"),
+            "log": (out / "zrunbook.log").read_text(errors="replace")}
 
 
-def chapter_titles() -> list[str]:
-    titles = []
-    for index in sorted((ROOT / "docs" / "how-to").glob("*/index.md")):
-        titles.append(index.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip())
-    return titles
+def flat(text: str) -> str:
+    """Text for comparing titles: markup and quotes plain, blanks collapsed, upper case (headings are)."""
+    text = re.sub(r"[`*]", "", text).replace("\u2019", "'").replace("\u2011", "-")
+    text = re.sub(r"(?<=[a-z])- (?=[a-z])", "", re.sub(r"\s+", " ", text))  # a word hyphenated at a line end
+    return text.strip().upper()
 
 
-def test_every_chapter_is_in_the_pdf(pdf):
-    flat = re.sub(r"\s+", " ", pdf["text"]).upper()
-    missing = [t for t in chapter_titles() if t.upper() not in flat]
-    assert not missing, f"chapters missing from the PDF: {missing}"
+def title(docname: str) -> str:
+    return (DOCS / f"{docname}.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+
+
+TOCTREE = re.compile(r"^```\{toctree\}\n((?::\w+:.*\n)*)((?:(?!```).*\n)*)```", re.M)
+
+
+def toctrees(docname: str) -> list[tuple[str | None, list[str]]]:
+    """(caption, docnames) of each toctree on a page, globs expanded as Sphinx expands them."""
+    found = []
+    folder = (DOCS / docname).parent
+    for options, body in TOCTREE.findall((DOCS / f"{docname}.md").read_text(encoding="utf-8")):
+        caption = re.search(r"^:caption:\s*(.+)$", options, re.M)
+        names = []
+        for entry in (e.strip() for e in body.splitlines() if e.strip()):
+            if any(c in entry for c in "*?["):
+                names += sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in folder.glob(f"{entry}.md")
+                                if p.relative_to(DOCS).with_suffix("").as_posix() != docname)
+            else:
+                names.append((folder / entry).relative_to(DOCS).as_posix())
+        found.append((caption.group(1).strip() if caption else None, names))
+    return found
+
+
+def pages_under(docname: str) -> list[str]:
+    out = [docname]
+    for _caption, names in toctrees(docname):
+        for name in names:
+            out += pages_under(name)
+    return out
+
+
+PARTS = [(caption, names) for caption, names in toctrees("index") if caption]
+
+
+def test_the_guide_has_its_four_parts():
+    assert [caption for caption, _ in PARTS] == ["Explanation", "How-to", "Results", "Reference"]
+
+
+@pytest.mark.parametrize("caption", [c for c, _ in PARTS])
+def test_every_part_opens_with_its_caption_in_the_pdf(pdf, caption):
+    assert re.search(r"PART [IVX]+ " + re.escape(flat(caption)), flat(pdf["text"])), \
+        f"no 'Part N {caption}' page in the PDF"
+
+
+def test_the_contents_are_titled_contents_not_after_the_first_part(pdf):
+    """Sphinx names the PDF's contents after the first toctree caption; docs/_ext/pdfparts.py prevents that."""
+    contents = next(p for p in pdf["pages"] if "Explanation" in p and "Reference" in p)
+    assert contents.split()[0] == "CONTENTS", contents[:200]
+
+
+@pytest.mark.parametrize(("caption", "names"), PARTS, ids=[c for c, _ in PARTS])
+def test_every_page_of_every_part_is_in_the_pdf(pdf, caption, names):
+    text = flat(pdf["text"])
+    missing = [f"{name}: {title(name)}" for top in names for name in pages_under(top)
+               if flat(title(name)) not in text]
+    assert not missing, f"pages of part {caption} missing from the PDF:\n" + "\n".join(missing)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", head[16:24])
+
+
+def charts_shown() -> list[str]:
+    return sorted({m for page in DOCS.rglob("*.md")
+                   for m in re.findall(r"\{figure\} /_charts/([\w.-]+)\.png", page.read_text(encoding="utf-8"))})
+
+
+def embedded_images(pdf) -> list[tuple[int, int, int]]:
+    """(page, width, height) of every image in the PDF (pdfimages -list; masks left out)."""
+    if "images" not in pdf:
+        listing = subprocess.run(["pdfimages", "-list", str(pdf["dir"] / "zrunbook.pdf")],
+                                 capture_output=True, text=True, check=True).stdout.splitlines()[2:]
+        pdf["images"] = [(int(f[0]), int(f[3]), int(f[4])) for f in (line.split() for line in listing)
+                         if f[2] == "image"]
+    return pdf["images"]
+
+
+def test_every_chart_drawn_is_shown_on_a_page(pdf):  # the build (pdf) draws them into docs/_charts
+    drawn = sorted(p.stem for p in (DOCS / "_charts").glob("*.png"))
+    assert charts_shown() == drawn, "charts drawn by checks/results/charts.py and charts shown by the pages differ"
+
+
+@pytest.mark.parametrize("chart", charts_shown())
+def test_results_chart_is_embedded_in_the_pdf(pdf, chart):
+    assert f"\\sphinxincludegraphics{{{{{chart}}}.png}}" in pdf["tex"], f"{chart}.png is not included in the .tex"
+    size = png_size(pdf["dir"] / f"{chart}.png")
+    assert any((w, h) == size for _page, w, h in embedded_images(pdf)), \
+        f"no {size[0]}x{size[1]} image in the PDF: {chart}.png is not embedded"
+
+
+def test_pages_a_reader_looks_at_are_kept_as_pngs(pdf):
+    """Build artefacts for a person: title, contents, a part page, tabs with badges, a chart, the errata."""
+    pages = pdf["pages"]
+
+    def first(predicate) -> int:
+        return next(i + 1 for i, p in enumerate(pages) if predicate(p))
+
+    chart_pages = {page for page, _w, _h in embedded_images(pdf)}
+    wanted = {"title": 1,
+              "contents": first(lambda p: "CONTENTS" in p.upper() and "Explanation" in p),
+              "part-how-to": first(lambda p: re.search(r"Part II\s+How-to", p)),
+              "tabs-and-badges": first(lambda p: "Tab: Current" in p and "Checked:" in p),
+              "results-chart": min(chart_pages),
+              "errata-checks": first(lambda p: "How each erratum is checked" in p)}
+    if PDF_PAGES.exists():
+        shutil.rmtree(PDF_PAGES)
+    PDF_PAGES.mkdir(parents=True)
+    for name, number in wanted.items():
+        subprocess.run(["pdftoppm", "-r", "80", "-png", "-singlefile", "-f", str(number), "-l", str(number),
+                        str(pdf["dir"] / "zrunbook.pdf"), str(PDF_PAGES / name)], check=True)
+    for name in wanted:
+        width, height = png_size(PDF_PAGES / f"{name}.png")
+        assert width > 600, f"{name}.png is {width}x{height}"
+        assert height > 800, f"{name}.png is {width}x{height}"
 
 
 def test_tabs_are_labelled_blocks_in_the_pdf(pdf):
@@ -54,7 +174,7 @@ def test_badges_are_text_in_the_pdf(pdf):
 
 def test_diagrams_are_embedded(pdf):
     assert list(pdf["dir"].glob("graphviz-*.pdf")), "no Graphviz diagram was rendered for the PDF"
-    assert "includegraphics" in (pdf["dir"] / "zrunbook.tex").read_text(encoding="utf-8")
+    assert "includegraphics" in pdf["tex"]
 
 
 def test_no_overfull_box_cuts_code(pdf):

@@ -3,6 +3,7 @@
 * ``{facts-table} checks/db2/facts/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
   Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows.
   The path is relative to the project root and must lie under ``checks/`` or ``snippets/``.
+  Long words in a cell (paths, test ids) get break points so they wrap instead of running off the PDF page.
 * ``{value}`db2:total_log_space_gb``` inserts a value computed at build time: the part before the
   colon names the module ``checks/<part>/values.py``, the part after a function in it that takes no
   arguments and returns the text to show. A missing module, function or error fails the build.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +25,23 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 logger = logging.getLogger(__name__)
 ALLOWED_ROOTS = ("checks/", "snippets/")
+
+
+LONG_WORD = 12  # longer words (paths, test ids, value lists) get break points so they wrap inside a cell
+BREAK_AFTER = re.compile(r"(?<=[/_:.|,=+-])(?=.)")
+CHUNK = 8  # a run without separators (a hash, a long number) may still break every CHUNK characters
+
+
+def breakable(word: str) -> list[nodes.Node]:
+    """A long path or test id as text with break points (<wbr> in HTML, \\allowbreak in LaTeX)."""
+    pieces = [p[i:i + CHUNK] for p in BREAK_AFTER.split(word)
+              for i in range(0, len(p), CHUNK if len(p) > LONG_WORD else len(p))]
+    out: list[nodes.Node] = []
+    for i, piece in enumerate(pieces):
+        if i:
+            out += [nodes.raw("", "<wbr>", format="html"), nodes.raw("", r"\allowbreak{}", format="latex")]
+        out.append(nodes.Text(piece))
+    return out
 
 
 class FactsTable(SphinxDirective):
@@ -85,6 +104,8 @@ class FactsTable(SphinxDirective):
                     para += nodes.Text(" ")
                 if word.startswith(("http://", "https://")):
                     para += nodes.reference(word, word, refuri=word)  # breakable in the PDF (xurl)
+                elif len(word) > LONG_WORD:
+                    para += breakable(word)
                 else:
                     para += nodes.Text(word)
             entry += para

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The 2013 study's two Db2 steps in one script: the Configuration Advisor may resize the buffer pools
+# (bp_resizeable yes), then the default buffer pool gets a fixed size, which ends that self-tuning.
+set -euo pipefail
+db2 -v "connect to tradedb"
+db2 -v "autoconfigure using mem_percent 80 workload_type simple num_stmts 60 tpm 10000 is_populated yes num_local_apps 0 num_remote_apps 100 isolation rs bp_resizeable yes apply db and dbm"
+db2 -v "alter bufferpool ibmdefaultbp size 1048576"
+db2 -v "connect reset"
