@@ -27,9 +27,9 @@ TESTS = {("full-handshake", "rsa2048", ""), ("full-handshake", "rsa4096", ""), (
          ("full-handshake-openssl-s_server", "rsa2048", ""), ("full-handshake-openssl-s_server-rsa-kex", "rsa2048", ""),
          ("full-handshake-get-4k", "rsa2048", ""),
          ("resumed-handshake-get-4k", "rsa2048", ""), ("bulk", "rsa2048", "4k"), ("bulk", "rsa2048", "32k"),
-         ("bulk", "rsa2048", "2.9m")}
+         ("bulk", "rsa2048", "2.9m"), ("junction-tcp", "rsa2048", "5.8k"), ("junction-ssl", "rsa2048", "5.8k")}
 WITH_BOUND = {"full-handshake", "full-handshake-openssl-s_server", "full-handshake-openssl-s_server-rsa-kex", "bulk"}
-CONSOLE = re.compile(r"^(\S+)\s+(bulk (\S+)|(\S+) (\S+))\s+([\d.]+) (handshakes|MB) per CPU-second "
+CONSOLE = re.compile(r"^(\S+)\s+(bulk (\S+)|(\S+) (\S+))\s+([\d.]+) (handshakes|MB|requests) per CPU-second "
                      r"\(spread ([\d.]+) %\)(, ([\d.]+) of the bound ([\d.]+))?$")
 
 
@@ -152,7 +152,9 @@ def _console(console: str, srows: list[dict]) -> list[str]:
             problems.append(f"console: cannot read {line!r}")
             continue
         setup, payload, test, key, median = m.group(1), m.group(3), m.group(4), m.group(5), m.group(6)
-        got = (setup, "bulk" if payload else test, key or "rsa2048", payload or "")
+        if test and test.startswith("junction-"):  # printed as "junction-ssl 5.8k": the payload, key rsa2048
+            key, payload = "rsa2048", key
+        got = (setup, "bulk" if payload and not test else test, key or "rsa2048", payload or "")
         if got != (r["setup"], r["test"], r["key"], r["payload"]) or median != r["median"]:
             problems.append(f"console: {line!r} does not match summary row {r}")
     return problems

@@ -3,6 +3,7 @@ output validated; the committed full run from `make bench-tls` validated and cro
 really switch the acceleration off."""
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,24 @@ def test_bench_validator_rejects_a_single_run_as_a_full_measurement():
 def test_bench_validator_rejects_a_setup_missing_a_test():
     problems = validate_dir(*_read(BAD / "missing-test"), min_runs=1)
     assert any("misses [('bulk', 'rsa2048', '2.9m')]" in p for p in problems)
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HARNESS, checker="testinfra")
+def test_the_junction_proxy_reuses_its_tls_connections_to_the_back_end(host):
+    """The results page explains the small SSL-junction cost by mod_proxy keeping its back-end connections open:
+    while the harness runs, count closed (TIME-WAIT) connections toward the back end's TLS and plain ports."""
+    script = (
+        f"bash /snippets/{HARNESS} {SITE} --short --port 19443 --out /tmp/zr-reuse >/tmp/zr-reuse.log 2>&1 & b=$!; "
+        "tls=0; tcp=0; "
+        "while kill -0 $b 2>/dev/null; do "
+        "t=$(ss -tanH state time-wait '( dport = :19449 )' | wc -l); "
+        "p=$(ss -tanH state time-wait '( dport = :19448 )' | wc -l); "
+        "((t > tls)) && tls=$t; ((p > tcp)) && tcp=$p; sleep 0.2; done; wait $b; rc=$?; "
+        "echo \"$rc $tls $tcp $(grep -h junction-ssl /tmp/zr-reuse/runs.csv | cut -d, -f7)\""
+    )
+    out = host.check_output(f"bash -c {shlex.quote(script)}")
+    rc, tls_closed, _tcp_closed, ssl_requests = (int(x) for x in out.split())
+    assert rc == 0, host.check_output("cat /tmp/zr-reuse.log")
+    assert ssl_requests > 100
+    assert tls_closed < ssl_requests / 20, f"{tls_closed} TLS back-end connections closed for {ssl_requests} requests"

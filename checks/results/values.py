@@ -13,7 +13,7 @@ from pathlib import Path
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
 STUDIES = SNIPPETS / "results" / "studies"
-DEPENDS_ON = [f"snippets/results/measured/debian13-amd64/{f}" for f in ("summary.csv", "machine.csv")] + [
+DEPENDS_ON = [f"snippets/results/measured/debian13-amd64/{f}" for f in ("summary.csv", "machine.csv", "runs.csv")] + [
     f"snippets/results/studies/{f}" for f in ("was-2013-daytrader.csv", "webseal-2007.csv", "jsse-cex2a.csv")]
 
 
@@ -48,6 +48,13 @@ def _x(x: float) -> str:
 # --- the machine ---
 def machine_cpu() -> str:
     return _machine("cpu model")
+
+
+def machine_crypto_features() -> str:
+    try:
+        return _machine("crypto features") or "none reported"
+    except StopIteration:
+        return "not recorded"
 
 
 def machine_cores() -> str:
@@ -224,6 +231,47 @@ def measured_software_bulk_ratio_2_9m() -> str:
 
 def measured_cipher() -> str:
     return _summary("accelerated", "bulk", payload="2.9m")["cipher"]
+
+
+# --- the reverse-proxy junctions (the WebSEAL study's TCP and SSL junctions) ---
+def _junction_ratios(setup: str = "accelerated") -> list[float]:
+    """Per run: requests per front-end CPU-second through the TLS back-end junction over the plain one."""
+    per_run: dict[str, dict[str, float]] = {}
+    for r in _rows(MEASURED / "runs.csv"):
+        if r["setup"] == setup and r["test"] in ("junction-tcp", "junction-ssl"):
+            per_run.setdefault(r["run"], {})[r["test"]] = float(r["per_cpu_second"])
+    ratios = sorted(v["junction-ssl"] / v["junction-tcp"] for v in per_run.values() if len(v) == 2)
+    if not ratios:
+        raise KeyError(f"runs.csv has no junction rows for {setup}")
+    return ratios
+
+
+def measured_ssl_junction_ratio() -> str:
+    import statistics
+
+    ratios = _junction_ratios()
+    med = statistics.median(ratios)
+    return (f"{_pct(med)} (runs {_pct(ratios[0])} to {_pct(ratios[-1])}, "
+            f"spread {100 * (ratios[-1] - ratios[0]) / med:.0f} %)")
+
+
+def measured_ssl_junction_loss() -> str:
+    import statistics
+
+    return _pct(1 - statistics.median(_junction_ratios()))
+
+
+def measured_junction_tcp() -> str:
+    return f"{float(_summary('accelerated', 'junction-tcp', payload='5.8k')['median']):.0f}"
+
+
+def measured_junction_ssl() -> str:
+    return f"{float(_summary('accelerated', 'junction-ssl', payload='5.8k')['median']):.0f}"
+
+
+def study_ssl_junction_vs_tcp() -> str:
+    r = _study("webseal-2007.csv", "ssl-junction-vs-tcp-junction")
+    return _pct(float(r["value"]))
 
 
 # --- the studies' ratios shown beside them ---

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures TLS on this machine with your Apache site's TLS settings: full handshakes (RSA 2048/4096, ECDSA P-256),
-# resumed handshakes and bulk throughput, with the crypto acceleration on and off, each next to its bound from `openssl speed`.
+# resumed handshakes, bulk throughput and a reverse proxy's TCP vs TLS back-end junction, with the crypto acceleration
+# on and off, each next to its bound from `openssl speed`.
 # Needs apache2 or httpd with mod_ssl, openssl, curl; runs a private server on 127.0.0.1 only, stops it and removes its files.
 # Usage: measure-tls.sh SITE.conf [--runs N] [--seconds S] [--setup NAME] [--short] [--out DIR] [--port P]   (no root needed)
 set -euo pipefail
@@ -64,10 +65,15 @@ stop_server() {  # and wait until its processes are gone and its ports are free
         for _ in $(seq 100); do listening "$PORT" || listening $((PORT + 1)) || listening $((PORT + 2)) || break; sleep 0.1; done
     fi
 }
-cleanup() { stop_server; rm -rf "$WORK"; }
+stop_backend() {
+    [[ -s $WORK/backend.pid ]] || return 0
+    "$HTTPD" -f "$WORK/backend.conf" -k stop 2>/dev/null || true
+    for _ in $(seq 100); do listening $((PORT + 5)) || listening $((PORT + 6)) || break; sleep 0.1; done
+}
+cleanup() { stop_server; stop_backend; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-for p in "$PORT" $((PORT + 1)) $((PORT + 2)) $((PORT + 3)); do
+for p in $(seq "$PORT" $((PORT + 6))); do
     if listening "$p"; then echo "Port $p on 127.0.0.1 is in use: pick another with --port." >&2; exit 1; fi
 done
 
@@ -82,7 +88,7 @@ for k in "${KEYS[@]}"; do
         -keyout "$WORK/$k.key" -out "$WORK/$k.crt" 2>/dev/null
 done
 mkdir -p "$WORK/htdocs"
-declare -A PAYLOAD=([4k]=4096 [32k]=32768 [2.9m]=2900000)
+declare -A PAYLOAD=([4k]=4096 [32k]=32768 [2.9m]=2900000 [5.8k]=5939)   # 5.8k: the WebSEAL study's page
 declare -A BATCH=([4k]=400 [32k]=200 [2.9m]=8)
 for p in "${!PAYLOAD[@]}"; do head -c "${PAYLOAD[$p]}" /dev/urandom >"$WORK/htdocs/$p.bin"; done
 chmod -R a+rX "$WORK"
@@ -92,17 +98,22 @@ load() { "$HTTPD" -l | grep -q "mod_$1.c" || [[ ! -f $MODDIR/mod_$1.so ]] || ech
 SITE_TLS=$(awk '/<VirtualHost/{v=1; next} /<\/VirtualHost>/{v=0} v' "$SITE" |
     grep -Eiv '^[[:space:]]*(#|$|ServerName|ServerAlias|DocumentRoot|SSLCertificate(Key|Chain)?File|CustomLog|ErrorLog)')
 grep -Eqi '^[[:space:]]*SSLEngine[[:space:]]+on' <<<"$SITE_TLS" || { echo "$SITE has no <VirtualHost> with SSLEngine on." >&2; exit 1; }
-{
+server_head() {  # $1 pid file, $2 error log, then extra modules: what both Apache instances share
+    local pidfile=$1 errorlog=$2 m
+    shift 2
     "$HTTPD" -l | grep -q 'mpm_\|prefork.c\|worker.c\|event.c' || load mpm_event
-    for m in unixd ssl socache_shmcb authz_core; do load "$m"; done
+    for m in unixd ssl socache_shmcb authz_core "$@"; do load "$m"; done
     echo "ServerRoot $WORK"
-    echo "PidFile $WORK/httpd.pid"
-    echo "ErrorLog $WORK/error.log"
+    echo "PidFile $WORK/$pidfile"
+    echo "ErrorLog $WORK/$errorlog"
     echo "ServerName localhost"
     echo "DocumentRoot $WORK/htdocs"
-    echo "SSLSessionCache shmcb:$WORK/ssl_scache(512000)"
     [[ $(id -u) != 0 ]] || echo "User nobody"
     [[ $(id -u) != 0 ]] || echo "Group $(id -gn nobody)"
+}
+{
+    server_head httpd.pid error.log proxy proxy_http
+    echo "SSLSessionCache shmcb:$WORK/ssl_scache(512000)"
     for k in "${KEYS[@]}"; do
         echo "Listen 127.0.0.1:${KEYPORT[$k]}"
         echo "<VirtualHost 127.0.0.1:${KEYPORT[$k]}>"
@@ -111,9 +122,40 @@ grep -Eqi '^[[:space:]]*SSLEngine[[:space:]]+on' <<<"$SITE_TLS" || { echo "$SITE
         echo "SSLCertificateKeyFile $WORK/$k.key"
         echo "</VirtualHost>"
     done
+    # A reverse proxy with the site's TLS in front of the back end: /tcp-jct/ over plain HTTP, /ssl-jct/ over TLS
+    # with the back end's certificate verified (the WebSEAL study's TCP and SSL junctions).
+    echo "Listen 127.0.0.1:$((PORT + 4))"
+    echo "<VirtualHost 127.0.0.1:$((PORT + 4))>"
+    echo "$SITE_TLS"
+    echo "SSLCertificateFile $WORK/rsa2048.crt"
+    echo "SSLCertificateKeyFile $WORK/rsa2048.key"
+    echo "SSLProxyEngine on"
+    echo "SSLProxyVerify require"
+    echo "SSLProxyCACertificateFile $WORK/backend.crt"
+    echo "ProxyPass /tcp-jct/ http://127.0.0.1:$((PORT + 5))/"
+    echo "ProxyPass /ssl-jct/ https://localhost:$((PORT + 6))/"
+    echo "</VirtualHost>"
 } >"$WORK/httpd.conf"
+# The back end: a second Apache with its own processes (its CPU time is not counted), plain and TLS ports.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+    -keyout "$WORK/backend.key" -out "$WORK/backend.crt" 2>/dev/null
+chmod a+r "$WORK/backend.key"
+{
+    server_head backend.pid backend-error.log
+    echo "Listen 127.0.0.1:$((PORT + 5))"
+    echo "Listen 127.0.0.1:$((PORT + 6))"
+    echo "<VirtualHost 127.0.0.1:$((PORT + 6))>"
+    echo "SSLEngine on"
+    echo "SSLCertificateFile $WORK/backend.crt"
+    echo "SSLCertificateKeyFile $WORK/backend.key"
+    echo "</VirtualHost>"
+} >"$WORK/backend.conf"
 GROUPS_OPT=$(awk 'tolower($1) == "sslopensslconfcmd" && tolower($2) == "groups" {print $3}' <<<"$SITE_TLS")
-"$HTTPD" -t -f "$WORK/httpd.conf" 2>"$WORK/configtest" || { cat "$WORK/configtest" >&2; echo "The generated server configuration does not parse (above)." >&2; exit 1; }
+for conf in httpd backend; do
+    "$HTTPD" -t -f "$WORK/$conf.conf" 2>"$WORK/configtest" ||
+        { cat "$WORK/configtest" >&2; echo "The generated $conf configuration does not parse (above)." >&2; exit 1; }
+done
+"$HTTPD" -f "$WORK/backend.conf" -k start
 
 start_server() {  # $1: environment assignment for the server, or empty
     stop_server
@@ -175,6 +217,19 @@ bulk() {  # $1 payload: requests, bytes; one keep-alive connection per batch, un
         awk -v a="$t0" -v b="$(now)" -v s="$SECONDS_PER_TEST" 'BEGIN {exit !(b - a >= s)}' && break
     done
     echo "$requests $bytes"
+}
+
+junction() {  # $1 tcp or ssl: requests for the 5.8 KB page through that junction, keep-alive, until the time is up
+    local url="https://localhost:$((PORT + 4))/$1-jct/5.8k.bin" requests=0 t0 out
+    t0=$(now)
+    for _ in $(seq 1000); do
+        out=$(for _ in $(seq 200); do printf 'url = "%s"\noutput = "/dev/null"\n' "$url"; done |
+            curl -s --cacert "$WORK/rsa2048.crt" --resolve "localhost:$((PORT + 4)):127.0.0.1" -w '%{http_code}\n' -K -)
+        grep -qvx 200 <<<"$out" && { echo "The $1 junction answered $(grep -vx 200 <<<"$out" | head -n1), not 200: see $WORK/error.log." >&2; tail -3 "$WORK/error.log" >&2; exit 1; }
+        requests=$((requests + $(wc -l <<<"$out")))
+        awk -v a="$t0" -v b="$(now)" -v s="$SECONDS_PER_TEST" 'BEGIN {exit !(b - a >= s)}' && break
+    done
+    echo "$requests"
 }
 
 s_server_handshakes() {  # $1 env, $2 test name, then s_server options: full RSA-2048 handshakes per CPU-second
@@ -240,10 +295,31 @@ for run in $(seq "$RUNS"); do
             row "$(awk -v r="$run" -v s="$name" -v p="$p" -v c="$cipher" -v n="$n" -v by="$bytes" -v a="$t0" -v b="$t1" -v c0="$c0" -v c1="$c1" -v t="$TICK" -v bd="$bound" \
                 'BEGIN {cpu = (c1 - c0) / t; printf "%s,%s,bulk,rsa2048,%s,%s,%d,%.2f,%.2f,%.1f,MB per CPU-second,%.1f,MB per second on one core (16 KB blocks)\n", r, s, p, c, n, b - a, cpu, (cpu > 0 ? by / cpu / 1e6 : 0), bd / 1e6}')"
         done
+        order=(tcp ssl); ((run % 2)) || order=(ssl tcp)   # alternate, so drift does not favour one junction
+        for j in "${order[@]}"; do
+            c0=$(cpu_ticks); t0=$(now)
+            n=$(junction "$j")
+            c1=$(cpu_ticks); t1=$(now)
+            row "$(awk -v r="$run" -v s="$name" -v j="$j" -v c="$cipher" -v n="$n" -v a="$t0" -v b="$t1" -v c0="$c0" -v c1="$c1" -v t="$TICK" \
+                'BEGIN {cpu = (c1 - c0) / t; printf "%s,%s,junction-%s,rsa2048,5.8k,%s,%d,%.2f,%.2f,%.1f,requests per CPU-second,,\n", r, s, j, c, n, b - a, cpu, (cpu > 0 ? n / cpu : 0)}')"
+        done
     done
 done
 stop_server
+stop_backend
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# The CPU's crypto features the kernel reports: x86 flags, or the s390x facilities (msa = CPACF).
+crypto_features() {
+    local want
+    case "$(uname -m)" in
+        x86_64) want='aes|pclmulqdq|avx2|avx512f|avx512ifma|vaes|vpclmulqdq|sha_ni' ;;
+        s390x) want='msa|vx|vxe|vxe2|vxp|dflt' ;;
+        *) want='aes|sha[0-9]*|pmull' ;;
+    esac
+    awk -F': *' '/^(flags|features|Features)[[:space:]]*:/ {print $2; exit}' /proc/cpuinfo |
+        tr ' ' '\n' | grep -Ex "$want" | tr '\n' ' ' | sed 's/ $//'
+}
 
 # The machine, and median and spread over the runs.
 {
@@ -259,6 +335,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "seconds per test,$SECONDS_PER_TEST"
     echo "load average before,$load_before"
     echo "load average after,$load_after"
+    echo "crypto features,\"$(crypto_features)\""
 } >"$OUT/machine.csv"
 echo "setup,test,key,payload,cipher,runs,median,min,max,spread_percent,unit,bound_median,ratio_to_bound" >"$OUT/summary.csv"
 tail -n +2 "$RUNS_CSV" | sort -t, -k2,2 -k3,3 -k4,4 -k5,5 -k10,10g | awk -F, '
@@ -280,7 +357,7 @@ tail -n +2 "$RUNS_CSV" | sort -t, -k2,2 -k3,3 -k4,4 -k5,5 -k10,10g | awk -F, '
 
 echo "TLS on $(uname -m), $(nproc) cores, $(openssl version | cut -d' ' -f1-2), $RUNS run(s) of $SECONDS_PER_TEST s per test, median over the runs"
 awk -F, 'NR > 1 {
-    what = ($2 == "bulk") ? "bulk " $4 : $2 " " $3
+    what = ($2 == "bulk") ? "bulk " $4 : ($2 ~ /^junction-/) ? $2 " " $4 : $2 " " $3
     printf "%-12s %-48s %9s %s (spread %s %%)", $1, what, $7, $11, $10
     if ($13 != "") printf ", %s of the bound %s", $13, $12
     printf "\n" }' "$OUT/summary.csv"
