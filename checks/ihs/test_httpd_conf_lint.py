@@ -81,7 +81,7 @@ REJECTED = {
     "httpd-ssl-servercert-without-token.conf": "SSLServerCert ihscert",
     "httpd-ssl-attributeset-one-argument.conf": "SSLAttributeSet takes two arguments",
     "httpd-ssl-2013-pkcs11-api-so64.conf": "PKCS11_API.so64 does not exist",
-    "httpd-ssl-2013-cache-port-filename.conf": "SSLCachePortFilename is obsolete",
+    "httpd-ssl-2013-cache-port-filename.conf": "SSLCachePortFilename is redundant",
 }
 
 
