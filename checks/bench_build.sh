@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of the foundation's numbers (issue 2), rerunnable: full HTML build, rebuild after touching
+# Benchmark of the foundation's numbers (issue 2), rerunnable: cold and full HTML build, rebuild after touching
 # one page, the static part of the checks, the PDF. Prints each run and median / min / max in seconds.
 #   checks/bench_build.sh [RUNS]      (default 3; PYTHON defaults to the tox environment's python)
 set -euo pipefail
@@ -28,8 +28,11 @@ stats() {
       printf "%-28s median %.2f s, min %.2f, max %.2f (target <= %s s)\n", l, m, a[1], a[NR], t}'
 }
 
-full=() rebuild=() static=() pdf=()
+cold=() full=() rebuild=() static=() pdf=()
 for _ in $(seq "$runs"); do
+  # cold: no charts drawn yet and no checker map collected (a fresh checkout's first build)
+  rm -rf "$out/cold" docs/_charts build/checks/coverage.json
+  cold+=("$(timed "$python" -m sphinx -q -W -b html -c . docs "$out/cold")")
   rm -rf "$out/html"
   full+=("$(timed "$python" -m sphinx -q -W -b html -c . docs "$out/html")")
   touch docs/how-to/crypto/install-packages.md
@@ -38,6 +41,7 @@ for _ in $(seq "$runs"); do
   rm -rf "$out/latex"
   pdf+=("$(timed bash -c "$python -m sphinx -q -W -b latex -c . docs $out/latex && make -C $out/latex LATEXMKOPTS=-interaction=nonstopmode all-pdf")")
 done
+stats "cold HTML build" 15 "${cold[@]}"
 stats "full HTML build" 15 "${full[@]}"
 stats "rebuild after one page" 3 "${rebuild[@]}"
 stats "static checks (ruff+pytest)" 10 "${static[@]}"
