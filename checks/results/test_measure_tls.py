@@ -25,17 +25,52 @@ def _read(folder: Path, console: str | None = None) -> list[str | None]:
     return [*texts, (folder / console).read_text(encoding="utf-8") if console else None]
 
 
+_SHORT_RUNS: dict = {}
+
+
+def short_run(host) -> dict:
+    """One short-mode run of the harness per container, shared by the tests below. While it runs, the closed
+    (TIME-WAIT) connections toward the junction back end's TLS and plain ports are counted."""
+    if host.zr_container not in _SHORT_RUNS:
+        script = (
+            f"rm -rf /tmp/zr-short; bash /snippets/{HARNESS} {SITE} --short --port 19443 --out /tmp/zr-short "
+            ">/tmp/zr-short.stdout 2>/tmp/zr-short.stderr & b=$!; tls=0; tcp=0; "
+            "while kill -0 $b 2>/dev/null; do "
+            "t=$(ss -tanH state time-wait '( dport = :19449 )' | wc -l); "
+            "p=$(ss -tanH state time-wait '( dport = :19448 )' | wc -l); "
+            "((t > tls)) && tls=$t; ((p > tcp)) && tcp=$p; sleep 0.2; done; wait $b; echo \"$? $tls $tcp\""
+        )
+        rc, tls_closed, tcp_closed = (int(x) for x in host.check_output(f"bash -c {shlex.quote(script)}").split())
+        _SHORT_RUNS[host.zr_container] = {
+            "rc": rc, "tls_closed": tls_closed, "tcp_closed": tcp_closed,
+            "stdout": host.file("/tmp/zr-short.stdout").content_string,
+            "stderr": host.file("/tmp/zr-short.stderr").content_string,
+            "files": [host.run(f"cat /tmp/zr-short/{f}").stdout for f in ("machine.csv", "runs.csv", "summary.csv")],
+        }
+    return _SHORT_RUNS[host.zr_container]
+
+
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(HARNESS, "ihs/apache/apache-tls-openssl.conf", checker="testinfra")
 def test_harness_short_mode_measures_every_test_and_writes_valid_files(host):
-    host.run("rm -rf /tmp/zr-short")
-    r = run_snippet(host, HARNESS, SITE, "--short", "--out", "/tmp/zr-short")
-    assert r.rc == 0, r.stdout + r.stderr
-    files = [host.file(f"/tmp/zr-short/{f}").content_string for f in ("machine.csv", "runs.csv", "summary.csv")]
-    assert validate_dir(*files, r.stdout) == []
-    # it stopped its private server and removed its files
+    run = short_run(host)
+    assert run["rc"] == 0, run["stdout"] + run["stderr"]
+    assert validate_dir(*run["files"], run["stdout"]) == []
+    # it stopped its private servers and removed its files
     assert host.run("pgrep -f '[z]r-tls-bench'").rc == 1
     assert host.run("ls -d /tmp/zr-tls-bench.* 2>/dev/null").stdout == ""
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HARNESS, checker="testinfra")
+def test_the_junction_proxy_reuses_its_tls_connections_to_the_back_end(host):
+    """The results page explains the small SSL-junction cost by mod_proxy keeping its back-end connections open."""
+    run = short_run(host)
+    assert run["rc"] == 0, run["stdout"] + run["stderr"]
+    ssl_requests = sum(int(r.split(",")[6]) for r in run["files"][1].splitlines() if ",junction-ssl," in r)
+    assert ssl_requests > 100
+    assert run["tls_closed"] < ssl_requests / 20, (
+        f"{run['tls_closed']} TLS back-end connections closed for {ssl_requests} requests")
 
 
 @pytest.mark.only_hosts("debian13-amd64")
@@ -100,23 +135,3 @@ def test_bench_validator_rejects_a_setup_missing_a_test():
     problems = validate_dir(*_read(BAD / "missing-test"), min_runs=1)
     assert any("misses [('bulk', 'rsa2048', '2.9m')]" in p for p in problems)
 
-
-@pytest.mark.only_hosts("debian13-amd64")
-@pytest.mark.snippet(HARNESS, checker="testinfra")
-def test_the_junction_proxy_reuses_its_tls_connections_to_the_back_end(host):
-    """The results page explains the small SSL-junction cost by mod_proxy keeping its back-end connections open:
-    while the harness runs, count closed (TIME-WAIT) connections toward the back end's TLS and plain ports."""
-    script = (
-        f"bash /snippets/{HARNESS} {SITE} --short --port 19443 --out /tmp/zr-reuse >/tmp/zr-reuse.log 2>&1 & b=$!; "
-        "tls=0; tcp=0; "
-        "while kill -0 $b 2>/dev/null; do "
-        "t=$(ss -tanH state time-wait '( dport = :19449 )' | wc -l); "
-        "p=$(ss -tanH state time-wait '( dport = :19448 )' | wc -l); "
-        "((t > tls)) && tls=$t; ((p > tcp)) && tcp=$p; sleep 0.2; done; wait $b; rc=$?; "
-        "echo \"$rc $tls $tcp $(grep -h junction-ssl /tmp/zr-reuse/runs.csv | cut -d, -f7)\""
-    )
-    out = host.check_output(f"bash -c {shlex.quote(script)}")
-    rc, tls_closed, _tcp_closed, ssl_requests = (int(x) for x in out.split())
-    assert rc == 0, host.check_output("cat /tmp/zr-reuse.log")
-    assert ssl_requests > 100
-    assert tls_closed < ssl_requests / 20, f"{tls_closed} TLS back-end connections closed for {ssl_requests} requests"
