@@ -14,6 +14,7 @@
 # Environment: PYTHON (default python3, with the check dependencies), PYTEST_ARGS (added to every
 # pytest run, e.g. "-n 2"), HOSTS (default "debian13-amd64 debian13-s390x").
 set -euo pipefail
+shopt -s inherit_errexit  # a failing step inside $(...) stops the benchmark too
 
 cd "$(dirname "$0")/../.."
 what=${1:-all}
@@ -57,11 +58,12 @@ timed() {
 
 # per_host LABEL AMD64_TARGET S390X_TARGET DEFAULT_RUNS FUNCTION: FUNCTION HOST RUN prints one time.
 per_host() {
-  local label=$1 amd64_target=$2 s390x_target=$3 default_runs=$4 fn=$5 host target times run
+  local label=$1 amd64_target=$2 s390x_target=$3 default_runs=$4 fn=$5 host target times run t
   for host in $hosts; do
     times=()
     for ((run = 1; run <= ${runs:-$default_runs}; run++)); do
-      times+=("$("$fn" "$host" "$run")")
+      t=$("$fn" "$host" "$run") || { echo "$label $host: run $run failed (see above); no figure for it." >&2; exit 1; }
+      times+=("$t")
     done
     target=$amd64_target
     [[ $host == *s390x ]] && target=$s390x_target
@@ -71,7 +73,7 @@ per_host() {
 
 cold_build() {
   local prefix="zrbench$$-$2" t
-  t=$(ZR_IMAGE_PREFIX=$prefix timed "$python" -m checks.hosts.engine build "$1")
+  t=$(ZR_IMAGE_PREFIX=$prefix timed "$python" -m checks.hosts.engine build "$1") || { remove_prefix "$prefix"; return 1; }
   remove_prefix "$prefix"
   echo "$t"
 }
