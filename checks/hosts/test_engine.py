@@ -83,10 +83,16 @@ def test_an_engine_that_does_not_answer_is_an_error_that_says_how_to_start_it(tm
         eng.Engine.detect()
 
 
+def answering_cli(path):
+    """A stand-in engine client that answers `info` and nothing else."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
+    path.chmod(0o755)
+    return path
+
+
 def test_podman_is_used_through_the_same_cli_when_it_is_the_only_engine(tmp_path, monkeypatch):
-    fake = tmp_path / "podman"
-    fake.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
-    fake.chmod(0o755)
+    fake = answering_cli(tmp_path / "podman")
     monkeypatch.delenv("ZR_ENGINE", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(eng, "CANDIDATES", ("/nonexistent/docker", "docker", "podman"))
@@ -97,14 +103,9 @@ def test_podman_is_used_through_the_same_cli_when_it_is_the_only_engine(tmp_path
 def test_the_engines_own_docker_client_is_preferred_to_the_first_on_path(tmp_path, monkeypatch):
     """A `docker` first on PATH may lack buildx; /usr/bin/docker (the engine's own) comes first."""
     assert eng.CANDIDATES[0] == "/usr/bin/docker"
-    for name in ("docker", "podman"):
-        fake = tmp_path / name
-        fake.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
-        fake.chmod(0o755)
-    own = tmp_path / "own" / "docker"
-    own.parent.mkdir()
-    own.write_text('#!/bin/sh\n[ "$1" = info ] && echo "{}" && exit 0\nexit 1\n')
-    own.chmod(0o755)
+    answering_cli(tmp_path / "docker")
+    answering_cli(tmp_path / "podman")
+    own = answering_cli(tmp_path / "own" / "docker")
     monkeypatch.delenv("ZR_ENGINE", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(eng, "CANDIDATES", (str(own), "docker", "podman"))

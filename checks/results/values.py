@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import csv
+import statistics
 from pathlib import Path
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
@@ -247,8 +248,6 @@ def _junction_ratios(setup: str = "accelerated") -> list[float]:
 
 
 def measured_ssl_junction_ratio() -> str:
-    import statistics
-
     ratios = _junction_ratios()
     med = statistics.median(ratios)
     return (f"{_pct(med)} (runs {_pct(ratios[0])} to {_pct(ratios[-1])}, "
@@ -256,8 +255,6 @@ def measured_ssl_junction_ratio() -> str:
 
 
 def measured_ssl_junction_loss() -> str:
-    import statistics
-
     return _pct(1 - statistics.median(_junction_ratios()))
 
 
