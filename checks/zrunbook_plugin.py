@@ -165,6 +165,7 @@ class ResultsRecorder:
 
     def pytest_runtest_logreport(self, report):
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
+        index = dict(v for k, v in report.user_properties if k == "zr_host_index")
         if not props:
             return
         if report.when == "call" or report.outcome in ("failed", "skipped"):
@@ -178,6 +179,9 @@ class ResultsRecorder:
                 self.runs[key] = {"checker": checker, "host": host, "test": report.nodeid,
                                   "outcome": report.outcome, "sha256": digest,
                                   "duration": round(report.duration, 3), "time": int(time.time())}
+                if index.get(host, "verified") != "verified":
+                    # the host image was built from a Debian index that did not match the signed Release
+                    self.runs[key]["index"] = index[host]
 
     def pytest_sessionfinish(self, session):
         old = {}

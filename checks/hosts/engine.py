@@ -51,6 +51,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from checks.hosts import mirror as mir
+
 REPO = Path(__file__).resolve().parents[2]
 CONTAINERFILE = Path(__file__).resolve().parent / "Containerfile"
 SNIPPETS = REPO / "snippets"
@@ -59,6 +61,11 @@ SNIPPETS_IN_CONTAINER = "/snippets"
 SUITE = "trixie"
 # Bump when the way the base image is made changes (it is part of the base tag's hash).
 BASE_RECIPE = {"suite": SUITE, "variant": "minbase", "recipe": 1}
+# The suites the Containerfile reads for each architecture (s390x: sid for openssl-ibmca 2.x).
+IMAGE_SUITES = {"amd64": (SUITE,), "s390x": (SUITE, "sid")}
+# Image label saying whether every Debian index the image was built from verified against its signed
+# Release ("verified") or not ("unverified: <which index, sizes, hashes>"); see checks/hosts/mirror.py.
+INDEX_LABEL = "zrunbook.index"
 PREREQS_SCRIPT = ".ci/hosts-prereqs.sh"
 BINFMT_MISC = Path("/proc/sys/fs/binfmt_misc")
 # Clients tried in order when ZR_ENGINE is unset: the engine's own docker client first (a `docker`
@@ -82,6 +89,28 @@ HOSTS = {
 
 class PrerequisiteError(RuntimeError):
     """Something the machine lacks; the message says what to install and how."""
+
+
+class BuildError(RuntimeError):
+    """An image could not be built; the message is one sentence and names the full log."""
+
+
+def write_log(tag: str, text: str) -> Path:
+    """Keep a failed build's whole output in the work folder; the error names this file."""
+    path = workdir() / "logs" / (re.sub(r"[^A-Za-z0-9_.-]", "_", tag) + ".log")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _last_error_line(text: str) -> str:
+    """The line that says what went wrong: debootstrap's E:, apt's E:/Err:, or the last non-empty line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for prefix in ("E: ", "W: Failure", "Err:", "error", "ERROR"):
+        hits = [ln for ln in lines if ln.startswith(prefix)]
+        if hits:
+            return hits[-1]
+    return lines[-1] if lines else "no output"
 
 
 def _log(msg: str) -> None:
@@ -113,6 +142,11 @@ def run_marker(run_id: str) -> Path:
     ``touch_run_marker`` creates it, with its folders (a fresh machine has neither).
     """
     return Path(os.environ.get("ZR_WORKDIR", "/var/tmp/zrunbook-hosts")) / "runs" / run_id
+
+
+def run_dir(run_id: str) -> Path:
+    """Notes the workers of one run share (a host whose build failed); removed when the run ends."""
+    return Path(os.environ.get("ZR_WORKDIR", "/var/tmp/zrunbook-hosts")) / "runs" / f"{run_id}.d"
 
 
 def touch_run_marker(run_id: str) -> Path:
@@ -215,6 +249,37 @@ def owner_alive(label: str) -> bool:
     return _proc_start(int(pid)) == start
 
 
+def index_plan(spec: HostSpec, suites: tuple[str, ...]) -> dict[tuple[str, str], mir.SuiteCheck]:
+    """Check the mirror's indices a build of spec reads; raise MirrorError when one fails and the
+    fallback is refused (or impossible). Prints the loss of verification once, when there is one."""
+    mirror = debian_mirror()
+    checks = {(mirror, suite): mir.check_suite(mirror, suite, spec.arch) for suite in suites}
+    mismatches = [m for c in checks.values() for m in c.mismatches]
+    if not mismatches:
+        return checks
+    detail = "; ".join(m.describe() for m in mismatches)
+    if not mir.fallback_allowed():
+        raise mir.MirrorError(
+            f"{spec.name} cannot be built because a mirror index does not match the signed Release ({detail}), "
+            f"and {mir.FALLBACK_ENV}=refuse forbids building from it: wait for the mirror to heal, use another "
+            f"mirror (ZR_DEBIAN_MIRROR), or unset {mir.FALLBACK_ENV} to build with that index unverified."
+        )
+    if not mirror.startswith("http://"):
+        raise mir.MirrorError(
+            f"{spec.name}: a mirror index does not match the signed Release ({detail}) and the fallback needs "
+            f"an http:// mirror (it goes through a local proxy): set ZR_DEBIAN_MIRROR=http://deb.debian.org/debian."
+        )
+    _log(f"WARNING: {spec.name} is built from a Debian index that does not match the signed Release: {detail}. "
+         "Every .deb is still checked against the index it came from, but that index is not covered by Debian's "
+         f"signature; the image is labelled {INDEX_LABEL}=unverified and the results say so "
+         f"({mir.FALLBACK_ENV}=refuse to refuse instead).")
+    return checks
+
+
+def unverified_detail(checks: dict[tuple[str, str], mir.SuiteCheck]) -> str:
+    return "; ".join(m.describe() for c in checks.values() for m in c.mismatches)
+
+
 # --- the engine ----------------------------------------------------------------------------------
 
 
@@ -275,6 +340,15 @@ class Engine:
     def image_exists(self, tag: str) -> bool:
         return self.run("image", "inspect", "--format", "{{.Id}}", tag, check=False).returncode == 0
 
+    def index_provenance(self, tag: str) -> str:
+        """"verified", or "unverified: ..." naming the index (the image's zrunbook.index label).
+
+        Images built before the label existed were built only when every index verified (there was no
+        fallback then), so a missing label reads "verified"."""
+        fmt = f"{{{{index .Config.Labels \"{INDEX_LABEL}\"}}}}"
+        out = self.run("image", "inspect", "--format", fmt, tag, check=False).stdout.strip()
+        return out if out and out != "<no value>" else "verified"
+
     # --- images ---
 
     def base_tag(self, spec: HostSpec) -> str:
@@ -315,20 +389,36 @@ class Engine:
                 f"once as root (or build it with `sudo python -m checks.hosts.engine build {spec.name}`)."
             )
         mirror = debian_mirror()
+        checks = index_plan(spec, (SUITE,))
+        unverified = unverified_detail(checks)
         rootfs = Path(tempfile.mkdtemp(prefix=f"rootfs-{spec.arch}-", dir=workdir()))
         try:
             cmd = ["debootstrap", "--variant=minbase", f"--arch={spec.arch}", SUITE, str(rootfs), mirror]
-            _log(f"building base {tag}: {' '.join(cmd)}")
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            if os.environ.get(mir.KEYRING_ENV):
+                cmd.insert(1, f"--keyring={mir.debian_keyring()}")
+            with contextlib.ExitStack() as stack:
+                env = dict(os.environ)
+                if unverified:
+                    # The proxy verifies the InRelease itself and rewrites only the mismatched index's
+                    # hashes, so debootstrap must not check the (then unsigned) Release: --no-check-gpg.
+                    proxy = stack.enter_context(mir.IndexProxy(spec.arch, allow=True, checks=checks))
+                    cmd.insert(1, "--no-check-gpg")
+                    env["http_proxy"] = proxy.url
+                _log(f"building base {tag}: {' '.join(cmd)}")
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
             if proc.returncode != 0:
                 log = rootfs / "debootstrap" / "debootstrap.log"
                 tail = log.read_text()[-2000:] if log.exists() else proc.stderr[-2000:]
-                raise RuntimeError(f"debootstrap failed ({proc.returncode}):\n{proc.stdout[-1000:]}\n{tail}")
+                detail = write_log(tag, f"{' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}\n{tail}")
+                last = _last_error_line(proc.stdout + "\n" + proc.stderr + "\n" + tail)
+                raise BuildError(f"debootstrap of {spec.name}'s base failed: {last} (log: {detail})")
             for leftover in (rootfs / "var/cache/apt/archives").glob("*.deb"):
                 leftover.unlink()
             tar = subprocess.Popen(["tar", "-C", str(rootfs), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
+            label = f"unverified: {unverified}" if unverified else "verified"
             imp = subprocess.run(
-                [self.cli, "import", "--change", 'CMD ["/bin/bash"]', "-", tag],
+                [self.cli, "import", "--change", 'CMD ["/bin/bash"]',
+                 "--change", f"LABEL {INDEX_LABEL}={json.dumps(label)}", "-", tag],
                 stdin=tar.stdout,
                 capture_output=True,
                 text=True,
@@ -346,19 +436,32 @@ class Engine:
         tag = self.image_tag(spec)
         if self.image_exists(tag):
             return tag
-        self.ensure_base(spec)
+        base = self.ensure_base(spec)
         with file_lock(tag):
             if self.image_exists(tag):
                 return tag
+            checks = index_plan(spec, IMAGE_SUITES[spec.arch])
+            unverified = unverified_detail(checks)
+            base_index = self.index_provenance(base)
+            details = [d for d in (base_index.removeprefix("unverified: ") if base_index != "verified" else "",
+                                   unverified) if d]
             t0 = time.monotonic()
             _log(f"building {tag} (a few minutes; later runs reuse it)")
             args = ["build", "--force-rm", "--network", "host", "-t", tag, "-f", str(CONTAINERFILE)]
             args += ["--label", f"zrunbook.inputs={tag.rsplit(':', 1)[1]}"]
+            args += ["--label", f"{INDEX_LABEL}=" + ("unverified: " + "; ".join(details) if details else "verified")]
             for key, value in self.build_args(spec).items():
                 args += ["--build-arg", f"{key}={value}"]
             dangling = self._dangling()
             try:
-                with tempfile.TemporaryDirectory(prefix="context-", dir=workdir()) as context:
+                with contextlib.ExitStack() as stack:
+                    if unverified:
+                        # Not in the tag's hash: the image is the same recipe; its label records the loss.
+                        proxy = stack.enter_context(mir.IndexProxy(spec.arch, allow=True, checks=checks))
+                        suites = sorted({c.suite for c in checks.values() if c.mismatches})
+                        args += ["--build-arg", f"http_proxy={proxy.url}",
+                                 "--build-arg", f"ZR_INDEX_UNVERIFIED={' '.join(suites)}"]
+                    context = stack.enter_context(tempfile.TemporaryDirectory(prefix="context-", dir=workdir()))
                     proc = self.run(*args, context, check=False, timeout=3600)
             finally:
                 # A failed or interrupted build leaves its intermediate images behind: remove them
@@ -370,7 +473,8 @@ class Engine:
                     self.run("rmi", *leftovers, check=False)
                     time.sleep(0.5)
             if proc.returncode != 0:
-                raise RuntimeError(f"building {tag} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
+                log = write_log(tag, f"{' '.join(args)}\n{proc.stdout}\n{proc.stderr}")
+                raise BuildError(f"building {tag} failed: {_last_error_line(proc.stderr + proc.stdout)} (log: {log})")
             _log(f"built {tag} in {time.monotonic() - t0:.0f} s")
             self._remove_stale_tags(tag)
         return tag

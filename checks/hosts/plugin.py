@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import os
 import shlex
+import shutil
 import signal
 import threading
 import time
@@ -104,6 +105,7 @@ class HostPool:
         self._engine: eng.Engine | None = None
         self._failure: Exception | None = None
         self._images: dict[str, str | Exception] = {}
+        self.index: dict[str, str] = {}  # host -> "verified" or "unverified: ..." (the image's label)
         self._shared: dict[str, object] = {}
         self._names = itertools.count()
 
@@ -122,14 +124,35 @@ class HostPool:
     def image(self, host_name: str) -> str:
         engine = self.engine()
         if host_name not in self._images:
-            try:
-                self._images[host_name] = engine.ensure_image(eng.HOSTS[host_name])
-            except Exception as exc:
-                self._images[host_name] = exc
+            image = self._build_once(engine, host_name)
+            if isinstance(image, Exception) and not isinstance(image, HostUnavailable):
+                # this test reports the failure in full; the host's later tests refer to it
+                self._images[host_name] = _unavailable(host_name, _sentence(image))
+                _fail(image)
+            self._images[host_name] = image
         image = self._images[host_name]
         if isinstance(image, Exception):
             _fail(image)
         return image
+
+    def _build_once(self, engine: eng.Engine, host_name: str) -> str | Exception:
+        """Build (or find) the host's image, at most once per run across the xdist workers.
+
+        A failed build leaves a note in the run's folder, so the other worker, and every later test of
+        that host, fail at once with one sentence instead of building again (debootstrap under qemu
+        takes minutes and failed the same way 80 times)."""
+        note = eng.run_dir(self.run_id) / f"{host_name}.failed"
+        with eng.file_lock(f"run-{self.run_id}-{host_name}"):
+            if note.exists():
+                return _unavailable(host_name, note.read_text())
+            try:
+                tag = engine.ensure_image(eng.HOSTS[host_name])
+            except Exception as exc:
+                note.parent.mkdir(parents=True, exist_ok=True)
+                note.write_text(_sentence(exc))
+                return exc
+            self.index[host_name] = engine.index_provenance(tag)
+            return tag
 
     def start(self, host_name: str):
         image = self.image(host_name)
@@ -156,10 +179,27 @@ class HostPool:
         self._shared.clear()
 
 
+class HostUnavailable(RuntimeError):
+    """A host whose image failed to build earlier in this run."""
+
+
+def _unavailable(host_name: str, sentence: str) -> HostUnavailable:
+    """What every test after the first one says: short, with the cause's opening words."""
+    cause = sentence.split(" (", 1)[0]
+    return HostUnavailable(f"{host_name} is not available in this run: its image build failed once and is not "
+                           f"retried ({cause}; the first {host_name} error has the details).")
+
+
+# Errors whose message is already a sentence for a person; others get their type name in front.
+_WORDED = (eng.PrerequisiteError, eng.BuildError, eng.mir.MirrorError, HostUnavailable)
+
+
+def _sentence(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, _WORDED) else f"{type(exc).__name__}: {exc}"
+
+
 def _fail(exc: Exception):
-    if isinstance(exc, eng.PrerequisiteError):
-        pytest.fail(f"container hosts: {exc}", pytrace=False)
-    pytest.fail(f"container hosts: {type(exc).__name__}: {exc}", pytrace=False)
+    pytest.fail(f"container hosts: {_sentence(exc)}", pytrace=False)
 
 
 # --- hooks -----------------------------------------------------------------------------------------
@@ -188,6 +228,8 @@ def pytest_configure(config):
         config.zr_run_id = workerinput["zr_run_id"]
     else:
         config.zr_run_id = uuid.uuid4().hex
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(IndexNotice(), "zr-index-notice")
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(sig) is signal.SIG_DFL:
@@ -227,6 +269,28 @@ def pytest_unconfigure(config):
         eng.Engine.detect().remove_run(run_id)
     finally:
         marker.unlink(missing_ok=True)
+        shutil.rmtree(eng.run_dir(run_id), ignore_errors=True)
+
+
+class IndexNotice:
+    """Once per run, plainly: a host built from a Debian index that did not verify. Registered in the
+    controller, which sees every test's report, so it prints once however many tests and workers used it."""
+
+    def __init__(self):
+        self.seen: dict[str, str] = {}
+
+    def pytest_runtest_logreport(self, report):
+        for key, value in report.user_properties:
+            if key == "zr_host_index":
+                self.seen[value[0]] = value[1]
+
+    def pytest_terminal_summary(self, terminalreporter):
+        for name, index in sorted(self.seen.items()):
+            if index != "verified":
+                terminalreporter.write_line(
+                    f"WARNING: host {name} was built from a Debian index that did not match the signed Release "
+                    f"({index.removeprefix('unverified: ')}); its results are marked 'index unverified'.",
+                    yellow=True, bold=True)
 
 
 # --- fixtures --------------------------------------------------------------------------------------
@@ -242,12 +306,20 @@ def zr_host_pool(request):
 @pytest.fixture(params=SELECTED, ids=str)
 def host(request, zr_host_pool):
     """A testinfra host on the shared container of the selected host (read-only checks)."""
-    return zr_host_pool.shared(request.param)
+    h = zr_host_pool.shared(request.param)
+    _record_index(request, zr_host_pool, request.param)
+    return h
+
+
+def _record_index(request, pool: HostPool, name: str) -> None:
+    """The test's report carries its host image's index provenance (results.json, the badges)."""
+    request.node.user_properties.append(("zr_host_index", [name, pool.index.get(name, "verified")]))
 
 
 @pytest.fixture(params=SELECTED, ids=str)
 def fresh_host(request, zr_host_pool):
     """A testinfra host on a new container, removed after the test (state-changing checks)."""
     h = zr_host_pool.start(request.param)
+    _record_index(request, zr_host_pool, request.param)
     yield h
     zr_host_pool.remove(h)

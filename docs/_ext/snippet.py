@@ -214,12 +214,15 @@ def _badge_entries(app: Sphinx, rel: str) -> list[dict]:
             outcome = "passed"
         else:
             outcome = "failed"
-        entries.append({"checker": checker, "host": host, "outcome": outcome})
+        # A host image built from a Debian index that did not verify (checks/hosts/mirror.py) says so.
+        unverified = any(r.get("index", "verified") != "verified" for r in runs)
+        entries.append({"checker": checker, "host": host, "outcome": outcome, "index_unverified": unverified})
     return entries
 
 
 def _badge_text(entry: dict) -> str:
-    return f"{entry['checker']} · {entry['host']} · {entry['outcome']}"
+    text = f"{entry['checker']} · {entry['host']} · {entry['outcome']}"
+    return text + " · index unverified" if entry.get("index_unverified") else text
 
 
 # --- events -----------------------------------------------------------------------------------
