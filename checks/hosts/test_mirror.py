@@ -8,6 +8,7 @@ machine's own, with a private state folder: what it accepts or refuses is apt's 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -194,3 +195,39 @@ def test_a_failed_host_build_is_tried_once_per_run_and_every_test_reports_it(fak
     for section in sections:
         message = [ln for ln in section.splitlines() if ln.startswith("E ") or "container hosts:" in ln]
         assert len(message) == 1, section
+
+
+def _load_snippet_extension():
+    sys.path.insert(0, str(eng.REPO / "docs" / "_ext"))
+    try:
+        import snippet
+    finally:
+        sys.path.pop(0)
+    return snippet
+
+
+def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badge_says_so(tmp_path):
+    from types import SimpleNamespace
+
+    from checks.zrunbook_plugin import ResultsRecorder
+
+    rel = "crypto/packages/verify-packages.sh"
+    digest = hashlib.sha256((eng.SNIPPETS / rel).read_bytes()).hexdigest()
+    config = SimpleNamespace(rootpath=eng.REPO)
+    recorder = ResultsRecorder(config, tmp_path / "results.json")
+    unverified = "unverified: dists/trixie/main/binary-s390x/Packages.xz: served 1 bytes"
+    for host, index in (("debian13-s390x", unverified), ("debian13-amd64", "verified")):
+        recorder.pytest_runtest_logreport(SimpleNamespace(
+            when="call", outcome="passed", nodeid=f"t[{host}]", duration=1.0,
+            user_properties=[("zr_snippet", [rel, "testinfra", host]), ("zr_host_index", [host, index])]))
+    recorder.pytest_sessionfinish(None)
+    results = json.loads((tmp_path / "results.json").read_text())
+    runs = {r["host"]: r for r in results["snippets"][rel]["runs"]}
+    assert runs["debian13-s390x"]["index"] == unverified
+    assert "index" not in runs["debian13-amd64"]
+
+    snippet = _load_snippet_extension()
+    coverage = {"snippets": {rel: [{"checker": "testinfra", "host": h} for h in ("debian13-amd64", "debian13-s390x")]}}
+    app = SimpleNamespace(env=SimpleNamespace(zr_coverage=coverage, zr_results=results, zr_digests={rel: digest}))
+    texts = [snippet._badge_text(e) for e in snippet._badge_entries(app, rel)]
+    assert texts == ["testinfra · debian13-amd64 · passed", "testinfra · debian13-s390x · passed · index unverified"]
