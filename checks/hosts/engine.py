@@ -445,6 +445,7 @@ class Engine:
             base_index = self.index_provenance(base)
             details = [d for d in (base_index.removeprefix("unverified: ") if base_index != "verified" else "",
                                    unverified) if d]
+            details = list(dict.fromkeys(details))  # the base and the image read the same trixie index
             t0 = time.monotonic()
             _log(f"building {tag} (a few minutes; later runs reuse it)")
             args = ["build", "--force-rm", "--network", "host", "-t", tag, "-f", str(CONTAINERFILE)]
