@@ -12,44 +12,59 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build bench-hosts clean
+.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build bench-hosts bench-snippet clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
 
-$(TOX):
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet 'tox>=4.22,<5'
+# $(call setup,PURPOSE), a target's first line: the system packages PURPOSE needs (html, pdf or check; the
+# lists are in .ci/prereqs.sh: silent when nothing is missing, installed when root, else one sentence
+# naming the sudo command), then tox in its own venv (under a lock: two makes may start at once).
+setup = @bash .ci/prereqs.sh --make $(1) && mkdir -p build && flock build/.tox-venv.lock sh -c \
+	'test -x $(TOX) || { $(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install --quiet "tox>=4.22,<5"; }'
 
-html: $(TOX) ## build the HTML guide into build/html (warnings are errors)
+html: ## build the HTML guide into build/html (warnings are errors)
+	$(call setup,html)
 	$(TOX) -q -e docs
 
-pdf: $(TOX) ## build the PDF guide into build/latex/zrunbook.pdf
+pdf: ## build the PDF guide into build/latex/zrunbook.pdf
+	$(call setup,pdf)
 	$(TOX) -q -e pdf
 
-lint: $(TOX) ## ruff on the project's Python
+lint: ## ruff on the project's Python
+	$(call setup,html)
 	$(TOX) -q -e lint
 
-check: $(TOX) ## run every check: ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
-	$(TOX) -q -e lint
+check: ## run every check: ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
+	$(call setup,check)
 	$(TOX) -q -e check $(CHECK_POSARGS)
 
-bundle: $(TOX) ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz
+bundle: ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz
+	$(call setup,html)
 	$(TOX) -q -e bundle
 
-bench-tls: $(TOX) ## measure TLS on this machine (handshakes, resumption, bulk) -> snippets/results/measured/
+bench-tls: ## measure TLS on this machine (handshakes, resumption, bulk) -> snippets/results/measured/
+	$(call setup,check)
 	$(TOX) -q -e bench-tls
 
-check-static: $(TOX) ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators
-	$(TOX) -q -e lint
+check-static: ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators
+	$(call setup,html)
 	$(TOX) -q -e check -- --zr-static checks
 
 bench-build: html ## time the HTML build, a one-page rebuild, the static checks and the PDF (3 runs each)
+	$(call setup,pdf)
+	$(TOX) -q -e check --notest
 	bash checks/bench_build.sh
 
-bench-hosts: $(TOX) ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold for cold image builds
+bench-hosts: ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold for cold image builds
+	$(call setup,check)
 	$(TOX) -q -e check --notest
-	PYTHON=$(CURDIR)/.tox/zrunbook/bin/python bash checks/hosts/bench.sh $(BENCH)
+	PYTHON=$(CURDIR)/.tox/check/bin/python bash checks/hosts/bench.sh $(BENCH)
+
+bench-snippet: ## time `make check SNIPPET=...` for a static and an amd64 host snippet: wall, pytest's own time, overhead (5 runs each)
+	$(call setup,check)
+	$(TOX) -q -e check --notest
+	$(PYTHON) checks/bench_snippet.py
 
 serve: html ## serve build/html on http://localhost:8000
 	$(PYTHON) -m http.server --directory build/html 8000

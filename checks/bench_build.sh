@@ -6,7 +6,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-python=${PYTHON:-.tox/zrunbook/bin/python}
+python=${PYTHON:-.tox/check/bin/python}
 if [[ ! -x $python ]]; then
   echo "No Python with the project's tools at $python: run 'make html' once, or set PYTHON." >&2
   exit 1

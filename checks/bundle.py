@@ -15,12 +15,12 @@ import os
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
-COVERAGE = ROOT / "build" / "checks" / "coverage.json"
 RESULTS = ROOT / "build" / "checks" / "results.json"
 
 
@@ -32,10 +32,13 @@ def _load(path: Path) -> dict:
 
 
 def collect_coverage() -> dict:
-    subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", f"--zr-coverage={COVERAGE}",
-                    "checks"], cwd=ROOT, check=True, capture_output=True,
-                   env=dict(os.environ, ZR_HOSTS=""))  # coverage names every host, whichever this run narrows to
-    return _load(COVERAGE)
+    # Into a file of its own: a guide build running at the same time reads build/checks/coverage.json.
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "coverage.json"
+        subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", f"--zr-coverage={out}",
+                        "checks"], cwd=ROOT, check=True, capture_output=True,
+                       env=dict(os.environ, ZR_HOSTS=""))  # coverage names every host, whichever this run narrows to
+        return _load(out)
 
 
 def manifest(coverage: dict, results: dict) -> list[dict]:

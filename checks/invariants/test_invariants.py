@@ -127,7 +127,8 @@ def _tox_commands(*make_vars: str) -> str:
     args = shlex.split(line.split(" -e check", 1)[1])
     out = subprocess.run([str(tox), "config", "-e", "check", "-k", "commands", *args], cwd=root,
                          capture_output=True, text=True, check=True).stdout
-    return next(ln for ln in out.splitlines() if ln.startswith("commands = "))
+    # `commands =` then one indented line per command (ruff, then pytest): the pytest one.
+    return next(ln.strip() for ln in out.splitlines() if ln.strip().startswith("pytest "))
 
 
 def test_make_check_turns_on_the_every_snippet_is_checked_invariant():

@@ -9,7 +9,9 @@ files are the same ones the results checks validate, so a chart never disagrees 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -26,11 +28,17 @@ def draw(app: Sphinx) -> None:
     drawn = list(out.glob("*.png"))
     if drawn and min(p.stat().st_mtime for p in drawn) > max(p.stat().st_mtime for p in inputs):
         return  # nothing the charts are drawn from changed since they were drawn
-    try:
-        charts = importlib.import_module("checks.results.charts")
-        charts.render_all(out)
-    except Exception as exc:
-        raise ExtensionError(f"drawing the results charts failed: {type(exc).__name__}: {exc}") from exc
+    # Drawn into a folder of its own, then each PNG renamed into place: a build running at the same time
+    # (`make html` during `make check`) copies either the old chart or the new one, never half a file.
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".drawing-") as tmp:
+        try:
+            charts = importlib.import_module("checks.results.charts")
+            drawn = charts.render_all(Path(tmp))
+        except Exception as exc:
+            raise ExtensionError(f"drawing the results charts failed: {type(exc).__name__}: {exc}") from exc
+        for png in drawn:
+            os.replace(png, out / png.name)
 
 
 def setup(app: Sphinx):

@@ -187,13 +187,19 @@ def _refresh_coverage(app: Sphinx) -> dict:
     stale = (not cov_path.exists()
              or _newest_mtime(conf / "checks", conf / app.config.snippet_root) > cov_path.stat().st_mtime)
     if stale and os.environ.get("ZR_NO_COLLECT") != "1":
+        # Written beside the file and renamed over it: another build (`make html` during `make check`)
+        # reads either the old coverage or the new one, never half a file.
+        tmp = cov_path.with_name(f"{cov_path.name}.{os.getpid()}.tmp")
         cmd = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
-               f"--zr-coverage={cov_path}", "checks"]
+               f"--zr-coverage={tmp}", "checks"]
         # Which checkers exist does not depend on the hosts a narrowed run (ZR_HOSTS) selects.
         proc = subprocess.run(cmd, cwd=conf, capture_output=True, text=True, env=dict(os.environ, ZR_HOSTS=""))
         if proc.returncode not in (0, 5):
+            tmp.unlink(missing_ok=True)
             raise ExtensionError("collecting checks/ to find each snippet's checkers failed:\n"
                                  + proc.stdout[-3000:] + proc.stderr[-3000:])
+        if tmp.exists():
+            os.replace(tmp, cov_path)
     return _load_json(cov_path)
 
 

@@ -1,0 +1,99 @@
+"""The set-up `make html`, `make pdf` and `make check` run first (.ci/prereqs.sh --make PURPOSE).
+
+With nothing missing it is silent and quick; a user without root who lacks something gets one sentence
+naming the sudo command, never a traceback. Missing packages are simulated with ZR_PREREQS_MISSING (the
+script counts the packages it names as not installed); the user is a real one without root: the tests
+drop to `nobody` with setpriv when they run as root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PURPOSES = ("html", "pdf", "check")
+NOBODY = 65534
+
+
+def as_user(cmd: list[str]) -> list[str]:
+    """cmd run by a user without root: this one, or `nobody` when the tests run as root."""
+    if os.geteuid() != 0:
+        return cmd
+    if not shutil.which("setpriv"):
+        pytest.fail("setpriv (util-linux) is needed to run the set-up as a user without root")
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *cmd]
+
+
+@pytest.fixture(scope="module")
+def tree():
+    """The Makefile and .ci/ in a folder any user may read (the checkout may sit where `nobody` cannot)."""
+    path = Path(tempfile.mkdtemp(prefix="zr-setup-"))
+    path.chmod(0o755)
+    shutil.copy2(ROOT / "Makefile", path / "Makefile")
+    shutil.copytree(ROOT / ".ci", path / ".ci")
+    for p in [path, *path.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    yield path
+    shutil.rmtree(path)
+
+
+def run(cmd: list[str], cwd: Path, missing: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "ZR_PREREQS_MISSING"}
+    if missing:
+        env["ZR_PREREQS_MISSING"] = missing
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=60)
+
+
+def one_sentence(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if not ln.startswith("make: *** ")]  # make's own status line
+    assert "Traceback" not in stderr
+    assert len(lines) == 1, f"expected one sentence, got:\n{stderr}"
+    assert lines[0].startswith("zrunbook"), lines[0]
+    assert lines[0].endswith("again."), lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("purpose", PURPOSES)
+def test_probe_is_silent_and_quick_when_nothing_is_missing(purpose):
+    times = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        proc = run(["bash", ".ci/prereqs.sh", "--make", purpose], ROOT)
+        times.append(time.monotonic() - t0)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), (
+            f"`make {purpose}` would set something up first: {proc.stdout}{proc.stderr}")
+    assert statistics.median(times) <= 1.0, f"the probe took {times} s (target <= 1 s)"
+
+
+def test_probe_names_what_is_missing_and_changes_nothing():
+    proc = run(["bash", ".ci/prereqs.sh", "--probe", "pdf"], ROOT, missing="graphviz latexmk")
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == ["package graphviz", "package latexmk"]
+
+
+@pytest.mark.parametrize("purpose", PURPOSES)
+def test_user_without_root_gets_one_sentence_naming_the_sudo_command(tree, purpose):
+    proc = run(as_user(["bash", ".ci/prereqs.sh", "--make", purpose]), tree, missing="graphviz")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    sentence = one_sentence(proc.stderr)
+    assert "graphviz" in sentence
+    assert f"run `sudo bash .ci/prereqs.sh {purpose}` once, then `make {purpose}` again." in sentence
+
+
+def test_make_html_as_user_without_root_stops_at_the_sentence(tree):
+    proc = run(as_user(["make", "--no-print-directory", "html"]), tree, missing="graphviz latexmk")
+    assert proc.returncode != 0
+    assert one_sentence(proc.stderr) == (
+        "zrunbook needs Debian packages that are missing (graphviz): run `sudo bash .ci/prereqs.sh html` once, "
+        "then `make html` again.")  # latexmk is the PDF's, not the HTML's
+    assert not (tree / "build" / "tox-venv").exists()
