@@ -66,6 +66,9 @@ IMAGE_SUITES = {"amd64": (SUITE,), "s390x": (SUITE, "sid")}
 # Image label saying whether every Debian index the image was built from verified against its signed
 # Release ("verified") or not ("unverified: <which index, sizes, hashes>"); see checks/hosts/mirror.py.
 INDEX_LABEL = "zrunbook.index"
+# Containerfile ARGs left out of the tag's hash: set only for a build through the index fallback (the
+# image is the same recipe; its INDEX_LABEL records the difference).
+UNHASHED_BUILD_ARGS = ("ZR_INDEX_UNVERIFIED",)
 PREREQS_SCRIPT = ".ci/hosts-prereqs.sh"
 BINFMT_MISC = Path("/proc/sys/fs/binfmt_misc")
 # Clients tried in order when ZR_ENGINE is unset: the engine's own docker client first (a `docker`
@@ -461,7 +464,7 @@ class Engine:
                         proxy = stack.enter_context(mir.IndexProxy(spec.arch, allow=True, checks=checks))
                         suites = sorted({c.suite for c in checks.values() if c.mismatches})
                         args += ["--build-arg", f"http_proxy={proxy.url}",
-                                 "--build-arg", f"ZR_INDEX_UNVERIFIED={' '.join(suites)}"]
+                                 "--build-arg", f"{UNHASHED_BUILD_ARGS[0]}={' '.join(suites)}"]
                     context = stack.enter_context(tempfile.TemporaryDirectory(prefix="context-", dir=workdir()))
                     proc = self.run(*args, context, check=False, timeout=3600)
             finally:
