@@ -343,6 +343,12 @@ class Engine:
     def image_exists(self, tag: str) -> bool:
         return self.run("image", "inspect", "--format", "{{.Id}}", tag, check=False).returncode == 0
 
+    def label(self, tag: str, name: str) -> str:
+        """An image label's value ("" when it has none)."""
+        fmt = f'{{{{index .Config.Labels "{name}"}}}}'
+        out = self.run("image", "inspect", "--format", fmt, tag, check=False).stdout.strip()
+        return "" if out == "<no value>" else out
+
     def index_provenance(self, tag: str) -> str:
         """"verified", or "unverified: ..." naming the index (the image's zrunbook.index label).
 
@@ -480,13 +486,13 @@ class Engine:
                 log = write_log(tag, f"{' '.join(args)}\n{proc.stdout}\n{proc.stderr}")
                 raise BuildError(f"building {tag} failed: {_last_error_line(proc.stderr + proc.stdout)} (log: {log})")
             _log(f"built {tag} in {time.monotonic() - t0:.0f} s")
-            self._remove_stale_tags(tag)
+            self.remove_stale_tags(tag)
         return tag
 
     def _dangling(self) -> set[str]:
         return set(self.run("images", "-q", "--no-trunc", "--filter", "dangling=true").stdout.split())
 
-    def _remove_stale_tags(self, tag: str) -> None:
+    def remove_stale_tags(self, tag: str) -> None:
         """Remove the host image's older tags (earlier Containerfiles); base images are kept."""
         repo = tag.rsplit(":", 1)[0]
         tags = self.run("images", "--format", "{{.Repository}}:{{.Tag}}", repo).stdout.split()

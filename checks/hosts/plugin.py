@@ -31,7 +31,10 @@ session a sweep of containers whose owner process died.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import itertools
+import json
 import os
 import shlex
 import shutil
@@ -39,6 +42,9 @@ import signal
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import testinfra
@@ -46,6 +52,7 @@ import testinfra
 from checks.hosts import engine as eng
 
 ALL_HOSTS = tuple(eng.HOSTS)
+STATE_LABEL = "zrunbook.state-result"  # the JSON a State's prepare returned
 
 
 def selected_hosts(value: str | None = None) -> list[str]:
@@ -95,6 +102,53 @@ def start_pkcsslotd(host, timeout: float = 60.0) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"pkcsslotd was started but is not running with its socket after {timeout:.0f} s")
+
+
+def stop_pkcsslotd(host) -> None:
+    """Stop the slot daemon (before a state is committed: a committed image holds files, not processes)."""
+    host.run("pkill -x pkcsslotd; for i in $(seq 100); do pgrep -x pkcsslotd >/dev/null || exit 0; sleep 0.1; done")
+
+
+@dataclass(frozen=True)
+class State:
+    """A host state that is expensive to reach (a token initialised under qemu takes 20-40 s), made once
+    and kept as an image: ``prepare(host)`` runs on a fresh container of the host image, the container's
+    file system is committed, and every test marked ``@pytest.mark.from_state(STATE)`` gets a ``fresh_host``
+    started from that image, with ``resume(host)`` run first (daemons do not survive a commit). The value
+    ``prepare`` returns (JSON) is ``fresh_host.zr_prepared``.
+
+    The image's tag hashes the host image, the state's name, every file under the snippet folders it
+    draws on (``snippets``: folders or files under snippets/, whole folders so that no snippet a helper
+    reads is missed), the file ``prepare`` is defined in and every helper module under checks/ (not the
+    tests), so a change to any of them makes the state again; nothing stale is reused. A test on a prepared state asserts
+    exactly what it asserted when it did the preparation itself: the preparation's own assertions ran
+    when the state was made, and a failed preparation makes no image.
+    """
+
+    name: str
+    prepare: Callable[[object], object]
+    resume: Callable[[object], None] = start_pkcsslotd
+    snippets: tuple[str, ...] = ()
+    stop: Callable[[object], None] = stop_pkcsslotd
+
+    def inputs(self) -> list[object]:
+        root = eng.REPO / "checks"
+        helpers = sorted(p for p in root.rglob("*.py")
+                         if not p.name.startswith(("test_", "conftest")) and "__pycache__" not in p.parts)
+        files = {*helpers, Path(inspect.getsourcefile(self.prepare))}
+        return [self.name, [(p.relative_to(eng.REPO).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
+                            for p in sorted(files)],
+                [(p.relative_to(eng.SNIPPETS).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
+                 for p in self.snippet_files()]]
+
+    def snippet_files(self) -> list[Path]:
+        files = set()
+        for rel in self.snippets:
+            path = eng.SNIPPETS / rel
+            if not path.exists():
+                raise ValueError(f"state {self.name}: snippets/{rel} does not exist")
+            files |= {p for p in path.rglob("*") if p.is_file()} if path.is_dir() else {path}
+        return sorted(files)
 
 
 class HostPool:
@@ -154,15 +208,59 @@ class HostPool:
             self.index[host_name] = engine.index_provenance(tag)
             return tag
 
-    def start(self, host_name: str):
-        image = self.image(host_name)
+    def start(self, host_name: str, state: State | None = None):
+        image = self.image(host_name) if state is None else self.prepared(host_name, state)
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
         engine.start(eng.HOSTS[host_name], image, self.run_id, name)
         host = testinfra.get_host(f"{engine.scheme}://{name}")
         host.zr_container = name
         host.zr_name = host_name
+        if state is not None:
+            host.zr_prepared = json.loads(engine.label(image, STATE_LABEL) or "null")
+            state.resume(host)
         return host
+
+    def prepared(self, host_name: str, state: State) -> str:
+        """The image of state on host_name, made now if no image has its inputs' tag (once per run)."""
+        base = self.image(host_name)
+        engine = self.engine()
+        tag = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
+        key = f"{host_name}/{state.name}"
+        if key not in self._images:
+            note = eng.run_dir(self.run_id) / f"{host_name}-{state.name}.failed"
+            with eng.file_lock(tag):
+                if note.exists():
+                    self._images[key] = _unavailable(f"{host_name} state {state.name}", note.read_text())
+                elif engine.image_exists(tag):
+                    self._images[key] = tag
+                else:
+                    try:
+                        self._images[key] = self._make_state(engine, host_name, state, tag)
+                    except BaseException as exc:
+                        note.parent.mkdir(parents=True, exist_ok=True)
+                        note.write_text(_sentence(exc) if isinstance(exc, Exception) else "interrupted")
+                        self._images[key] = _unavailable(f"{host_name} state {state.name}", note.read_text())
+                        raise
+        image = self._images[key]
+        if isinstance(image, Exception):
+            _fail(image)
+        return image
+
+    def _make_state(self, engine: eng.Engine, host_name: str, state: State, tag: str) -> str:
+        t0 = time.monotonic()
+        host = self.start(host_name)
+        try:
+            result = state.prepare(host)
+            state.stop(host)
+            engine.run("stop", "-t", "1", host.zr_container)
+            engine.run("commit", "-c", 'CMD ["sleep", "infinity"]', "-c",
+                       f"LABEL {STATE_LABEL}={json.dumps(json.dumps(result))}", host.zr_container, tag)
+        finally:
+            self.remove(host)
+        eng._log(f"state {state.name} of {host_name} made in {time.monotonic() - t0:.0f} s: {tag}")
+        engine.remove_stale_tags(tag)
+        return tag
 
     def shared(self, host_name: str):
         if host_name not in self._shared:
@@ -222,6 +320,9 @@ def pytest_configure(config):
     selected_hosts()  # a UsageError for unknown names, before anything runs
     config.addinivalue_line(
         "markers", "only_hosts(*names): run this host test on these container hosts only (others deselected)"
+    )
+    config.addinivalue_line(
+        "markers", "from_state(state): start fresh_host from this prepared State's image (checks/hosts/plugin.py)"
     )
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "zr_run_id" in workerinput:
@@ -318,8 +419,10 @@ def _record_index(request, pool: HostPool, name: str) -> None:
 
 @pytest.fixture(params=SELECTED, ids=str)
 def fresh_host(request, zr_host_pool):
-    """A testinfra host on a new container, removed after the test (state-changing checks)."""
-    h = zr_host_pool.start(request.param)
+    """A testinfra host on a new container, removed after the test (state-changing checks); started from
+    a prepared state's image when the test is marked ``@pytest.mark.from_state(STATE)``."""
+    marker = request.node.get_closest_marker("from_state")
+    h = zr_host_pool.start(request.param, marker.args[0] if marker else None)
     _record_index(request, zr_host_pool, request.param)
     yield h
     zr_host_pool.remove(h)

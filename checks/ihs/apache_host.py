@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import shlex
 
-from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
+from checks.hosts.plugin import State, run_snippet, snippet_path, start_pkcsslotd
 from checks.ihs.distro_paths import on_host, openssl_config
 
 TOKEN_ENV = "TOKEN_LABEL=IBMICATOK TOKEN_SO_PIN=87651234 TOKEN_USER_PIN=12345678"
@@ -91,8 +91,14 @@ def prepare_token_key(host) -> str:
     return ca
 
 
+# prepare_token_key made once and kept as an image (checks/hosts/plugin.py State): tests marked
+# @pytest.mark.from_state(TOKEN_KEY) get a fresh_host with the token, the key and the certificate ready.
+TOKEN_KEY = State("ihs-token-key", prepare_token_key, snippets=("crypto", "ihs/apache"))
+
+
 def serve_token(host) -> str:
-    ca = prepare_token_key(host)
+    """The token site: on a host started from TOKEN_KEY (the preparation already made), or from scratch."""
+    ca = host.zr_prepared if getattr(host, "zr_prepared", None) else prepare_token_key(host)
     enable_site(host, "ihs/apache/apache-tls-pkcs11.conf")
     start(host)
     return ca

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from checks.hosts.plugin import run_snippet
-from checks.ihs.apache_host import handshake, serve_files, serve_token
+from checks.ihs.apache_host import TOKEN_KEY, handshake, serve_files, serve_token
 from checks.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
@@ -70,6 +70,7 @@ def test_openssl_site_serves_only_tls12_and_tls13_with_the_configured_suites(fre
 
 
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
 def test_token_site_serves_only_tls12_and_tls13_with_the_key_in_the_token(fresh_host):
     ca = serve_token(fresh_host)
     assert_only_configured_protocols_and_suites(fresh_host, ca, token=True)
@@ -85,6 +86,7 @@ def test_token_site_serves_only_tls12_and_tls13_with_the_key_in_the_token(fresh_
 
 
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
 def test_token_key_and_httpd_environment_snippets_are_safe_to_run_twice(fresh_host):
     serve_token(fresh_host)
     env = "TOKEN_LABEL=IBMICATOK TOKEN_USER_PIN=12345678"
@@ -97,6 +99,7 @@ def test_token_key_and_httpd_environment_snippets_are_safe_to_run_twice(fresh_ho
 
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
 def test_every_handshake_is_signed_by_the_token(fresh_host):
     """OpenSC's pkcs11-spy between pkcs11-provider and openCryptoki logs each C_Sign of httpd's workers."""
     ca = serve_token(fresh_host)
