@@ -12,13 +12,14 @@ import pytest
 
 from checks.hosts.plugin import snippet_path
 from checks.shown_output import assert_shown_output
-from checks.was.test_verify_tls import start_server
+from checks.was.test_verify_tls import VERIFY_KEY, start_server
 from checks.was.util import output
 
 CHECK = "ihs/apache/check-session-resumption.sh"
 JSSE_OUT = "was/verify/jsse-session-resumption.out"
 
 
+@pytest.mark.from_state(VERIFY_KEY)
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.snippet(JSSE_OUT, checker="output-regenerated")

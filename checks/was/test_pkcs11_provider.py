@@ -17,33 +17,32 @@ import re
 
 import pytest
 
-from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
-from checks.was.util import HERE, copy_to, output
+from checks.hosts.plugin import State
+from checks.was.util import HERE, TOKEN, compile_java, copy_to, output, ready_was_token
 
 RHEL = "was/pkcs11/ica-token-rhel-sles.cfg"
 DEBIAN = "was/pkcs11/ica-token-ubuntu-debian.cfg"
 STUDY = "was/pkcs11/cex3config-2013.cfg"
-TOKEN = {"TOKEN_LABEL": "IBMICATOK", "TOKEN_SO_PIN": "87650000", "TOKEN_USER_PIN": "24681357"}
 NATIVE = {"debian13-amd64": "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so",
           "debian13-s390x": "/usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so"}
 BAD = sorted(p.name for p in (HERE / "bad").glob("*.cfg"))
 _RESULTS: dict = {}
 
 
-def env(values: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in values.items())
+# The token steps made once and kept as an image (checks/hosts/plugin.py State); every test here is
+# marked from_state(WAS_TOKEN), so fresh_host arrives with the token ready and pkcsslotd running.
+def ready_token_and_checker(host) -> None:
+    ready_was_token(host)
+    copy_to(host, (HERE / "Pkcs11Check.java").read_text(), "/tmp/pkcs11/Pkcs11Check.java")
+    compile_java(host, "/tmp/pkcs11/Pkcs11Check.java")
+
+
+WAS_TOKEN = State("was-token-checker", ready_token_and_checker, snippets=("crypto",))
+pytestmark = pytest.mark.from_state(WAS_TOKEN)
 
 
 def prepare(host):
-    """Token, user and the files as the JVM will read them; returns {label: path in the container}."""
-    start_pkcsslotd(host)
-    init = host.run(f"{env(TOKEN)} bash {snippet_path('crypto/token/init-token.sh')}")
-    assert init.rc == 0, output(init)
-    host.run_test("id wasadmin || useradd -m wasadmin")
-    added = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin")
-    assert added.rc == 0, output(added)
-    opened = run_snippet(host, "crypto/token/let-pkcs11-group-store-keys.sh")  # the reader's step
-    assert opened.rc == 0, output(opened)
+    """The files as the JVM will read them on a host with the WAS token ready; returns {label: path}."""
     files = {}
     for rel in (RHEL, DEBIAN, STUDY):
         text = (HERE.parent.parent / "snippets" / rel).read_text()
@@ -57,7 +56,6 @@ def prepare(host):
     for name in BAD:
         files[f"bad/{name}"] = f"/tmp/pkcs11/bad/{name}"
         copy_to(host, (HERE / "bad" / name).read_text(), files[f"bad/{name}"])
-    copy_to(host, (HERE / "Pkcs11Check.java").read_text(), "/tmp/pkcs11/Pkcs11Check.java")
     host.run_test("chmod -R a+rX /tmp/pkcs11")
     return files
 
@@ -65,7 +63,7 @@ def prepare(host):
 def run_all(host):
     files = prepare(host)
     result = host.run(f"cd /tmp/pkcs11 && runuser -u wasadmin -- env TOKEN_USER_PIN={TOKEN['TOKEN_USER_PIN']} "
-                      f"java Pkcs11Check.java {' '.join(files.values())}")
+                      f"java -cp /tmp/pkcs11 Pkcs11Check {' '.join(files.values())}")
     assert result.rc == 0, output(result)
     sections, current = {}, None
     by_path = {v: k for k, v in files.items()}

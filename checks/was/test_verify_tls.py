@@ -10,46 +10,51 @@ import re
 
 import pytest
 
-from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
+from checks.hosts.plugin import State, snippet_path
 from checks.shown_output import assert_shown_output, normalise_common
 from checks.was.test_wsadmin_scripts import CURRENT_SUITES
-from checks.was.util import HERE, copy_to, output
+from checks.was.util import HERE, TOKEN, compile_java, copy_to, output, ready_was_token
 
 HANDSHAKE = "was/verify/check-tls-handshake.sh"
 HANDSHAKE_OUT = "was/verify/check-tls-handshake.out"
 SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
-PIN = {"TOKEN_LABEL": "IBMICATOK", "TOKEN_SO_PIN": "87650000", "TOKEN_USER_PIN": "24681357"}
+PIN = TOKEN
 SLOT = {"debian13-amd64": 3, "debian13-s390x": 1}
 LIB = {"debian13-amd64": "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so",
        "debian13-s390x": "/usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so"}
 _SERVERS: dict = {}
+STORE = (f"-keystore NONE -storetype PKCS11 -providerClass sun.security.pkcs11.SunPKCS11 "
+         f"-providerArg /tmp/verify/token.cfg -storepass {PIN['TOKEN_USER_PIN']} -alias was-server")
+AS_WAS = "cd /tmp/verify && runuser -u wasadmin --"
 
 
-def start_server(host):
-    """Token, key and certificate made in the token as wasadmin, server started; returns the CA file path."""
-    start_pkcsslotd(host)
-    env = " ".join(f"{k}={v}" for k, v in PIN.items())
-    assert host.run(f"{env} bash {snippet_path('crypto/token/init-token.sh')}").rc == 0
-    host.run_test("id wasadmin || useradd -m wasadmin")
-    assert run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin").rc == 0
-    opened = run_snippet(host, "crypto/token/let-pkcs11-group-store-keys.sh")  # the reader's step
-    assert opened.rc == 0, output(opened)
+def make_key(host) -> str:
+    """The WAS token ready, then the server's key and certificate made in the token as wasadmin with
+    keytool; returns the certificate's path (the CA file of the check). Made once as the VERIFY_KEY state."""
+    ready_was_token(host)
     cfg = f"name = IBMICATOK\nlibrary = {LIB[host.zr_name]}\nslot = {SLOT[host.zr_name]}\n"
     copy_to(host, cfg, "/tmp/verify/token.cfg")
     copy_to(host, (HERE / "TokenHttpsServer.java").read_text(), "/tmp/verify/TokenHttpsServer.java")
+    compile_java(host, "/tmp/verify/TokenHttpsServer.java")
     host.run_test("chmod -R a+rwX /tmp/verify")
-    store = (f"-keystore NONE -storetype PKCS11 -providerClass sun.security.pkcs11.SunPKCS11 "
-             f"-providerArg /tmp/verify/token.cfg -storepass {PIN['TOKEN_USER_PIN']} -alias was-server")
-    as_was = "cd /tmp/verify && runuser -u wasadmin --"
-    gen = host.run(f"{as_was} keytool -genkeypair {store} -keyalg RSA -keysize 2048 -dname CN=localhost "
+    gen = host.run(f"{AS_WAS} keytool -genkeypair {STORE} -keyalg RSA -keysize 2048 -dname CN=localhost "
                    "-ext san=dns:localhost -validity 30")
     assert gen.rc == 0, output(gen)
-    host.run_test(f"{as_was} keytool -exportcert -rfc {store} -file /tmp/verify/was-server.pem")
-    host.run_test(f"{as_was} sh -c 'TOKEN_USER_PIN={PIN['TOKEN_USER_PIN']} nohup java TokenHttpsServer.java "
+    host.run_test(f"{AS_WAS} keytool -exportcert -rfc {STORE} -file /tmp/verify/was-server.pem")
+    return "/tmp/verify/was-server.pem"
+
+
+VERIFY_KEY = State("was-verify-key", make_key, snippets=("crypto",))
+pytestmark = pytest.mark.from_state(VERIFY_KEY)
+
+
+def start_server(host):
+    """The server started on a host from VERIFY_KEY (key and certificate in the token); returns the CA path."""
+    host.run_test(f"{AS_WAS} sh -c 'TOKEN_USER_PIN={PIN['TOKEN_USER_PIN']} nohup java -cp . TokenHttpsServer "
                   f"token.cfg was-server 9443 TLSv1.2,TLSv1.3 {','.join(CURRENT_SUITES)} > server.log 2>&1 &'")
     host.run_test("for i in $(seq 240); do grep -q listening /tmp/verify/server.log && exit 0; sleep 0.5; done; "
                   "cat /tmp/verify/server.log; exit 1")
-    return "/tmp/verify/was-server.pem"
+    return host.zr_prepared
 
 
 @pytest.fixture
