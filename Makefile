@@ -61,7 +61,7 @@ bench-hosts: ## time the container hosts: cached suites and one test (3 runs eac
 	$(TOX) -q -e check --notest
 	PYTHON=$(CURDIR)/.tox/check/bin/python bash checks/hosts/bench.sh $(BENCH)
 
-bench-snippet: ## time `make check SNIPPET=...` for a static and an amd64 host snippet: wall, pytest's own time, overhead (5 runs each)
+bench-snippet: ## time the set-up probe, and `make check SNIPPET=...` for a static and an amd64 host snippet: wall, pytest's own time, overhead (5 runs each)
 	$(call setup,check)
 	$(TOX) -q -e check --notest
 	$(PYTHON) checks/bench_snippet.py

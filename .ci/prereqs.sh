@@ -164,7 +164,7 @@ install() {
   # qemu-user for the s390x host. Debian's qemu-user-static registers with the F flag (the kernel opens
   # the interpreter at registration, so it works inside containers).
   [[ -e $binfmt/status ]] || mount -t binfmt_misc binfmt_misc "$binfmt"
-  [[ -e $binfmt/qemu-s390x ]] || update-binfmts --enable qemu-s390x
+  binfmt_ready || update-binfmts --enable qemu-s390x || true  # checked just below
   if ! binfmt_ready; then
     echo "binfmt entry qemu-s390x is disabled or lacks the F flag: containers cannot run s390x binaries." >&2
     exit 1
@@ -183,7 +183,9 @@ case $mode in
       exit 1
     fi
     list=${found//package /}
-    echo "zrunbook: setting up what \`make $target\` needs: ${list//$'\n'/ }"
+    list=${list/engine/a container engine that answers}
+    list=${list/binfmt/qemu-s390x in binfmt_misc}
+    echo "zrunbook: setting up what \`make $target\` needs: ${list//$'\n'/, }"
     bash "$here/prereqs.sh" "$purpose"
     ;;
   install)

@@ -1,7 +1,8 @@
 """Benchmark of a one-snippet recheck: `make check SNIPPET=...`, warm, for a static snippet and an amd64
 host snippet. For each run: the wall time, pytest's own time (its closing line) and the difference, the
-overhead (make, the set-up probe, tox, ruff, Python and pytest starting). Prints each run and the median,
-min and max, against the targets, and the machine's load before and after each case.
+overhead (make, the set-up probe, tox, ruff, Python and pytest starting). First the set-up probe alone
+(`make html|pdf|check` run it first; target <= 1 s). Prints each run and the median, min and max, against
+the targets, and the machine's load before and after each case.
 
     python3 checks/bench_snippet.py [RUNS]      (default 5; `make bench-snippet` runs it)
 
@@ -69,8 +70,24 @@ def bench(name: str, snippet: str, runs: int, total_target: float, hosts: str = 
     print(summary("overhead", [w - p for w, p in zip(walls, pytests, strict=True)], OVERHEAD_TARGET), flush=True)
 
 
+def bench_probe(runs: int) -> None:
+    """The set-up probe each make target runs first (.ci/prereqs.sh --make PURPOSE), nothing missing."""
+    print(f"set-up probe: bash .ci/prereqs.sh --make PURPOSE\n  load before: {loadavg()}")
+    for purpose in ("html", "pdf", "check"):
+        times = []
+        for _ in range(runs):
+            t0 = time.monotonic()
+            proc = subprocess.run(["bash", ".ci/prereqs.sh", "--make", purpose], cwd=ROOT, capture_output=True,
+                                  text=True, stdin=subprocess.DEVNULL)
+            times.append(time.monotonic() - t0)
+            if proc.returncode != 0 or proc.stdout or proc.stderr:
+                sys.exit(f"the {purpose} probe found something missing: {proc.stdout}{proc.stderr}")
+        print(summary(purpose, times, 1))
+
+
 def main(argv: list[str]) -> int:
     runs = int(argv[1]) if len(argv) > 1 else 5
+    bench_probe(runs)
     bench("static snippet", os.environ.get("STATIC_SNIPPET", "db2/tuning/autoconfigure-tradedb.clp"), runs, 5)
     bench("amd64 host snippet", os.environ.get("HOST_SNIPPET", "crypto/token/init-token.sh"), runs, 20,
           hosts=os.environ.get("BENCH_HOST", "debian13-amd64"))
