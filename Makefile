@@ -20,7 +20,7 @@ help: ## list the targets
 # $(call setup,PURPOSE), a target's first line: the system packages PURPOSE needs (html, pdf or check; the
 # lists are in .ci/prereqs.sh: silent when nothing is missing, installed when root, else one sentence
 # naming the sudo command), then tox in its own venv (under a lock: two makes may start at once).
-setup = @bash .ci/prereqs.sh --make $(1) && mkdir -p build && flock build/.tox-venv.lock sh -c \
+setup = @bash .ci/prereqs.sh --make $(1) $@ && mkdir -p build && flock build/.tox-venv.lock sh -c \
 	'test -x $(TOX) || { $(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install --quiet "tox>=4.22,<5"; }'
 
 html: ## build the HTML guide into build/html (warnings are errors)

@@ -10,9 +10,10 @@
 #   sudo bash .ci/prereqs.sh [PURPOSE]   install what is missing (default: check), start the engine when
 #                                        none answers, enable qemu-s390x in binfmt_misc; safe to run again
 #   bash .ci/prereqs.sh --probe PURPOSE  change nothing: print what is missing, one item a line, exit 1 if any
-#   bash .ci/prereqs.sh --make PURPOSE   what `make html|pdf|check` run first: silent when nothing is missing;
-#                                        as root install it and go on; otherwise one sentence naming the sudo
-#                                        command, and exit 1
+#   bash .ci/prereqs.sh --make PURPOSE [TARGET]
+#                                        what make's targets run first (TARGET: the one to name again, default
+#                                        PURPOSE): silent when nothing is missing; as root install it and go on;
+#                                        otherwise one sentence naming the sudo command, and exit 1
 #
 # For the tests only: ZR_PREREQS_MISSING="pkg ..." counts these packages as missing.
 set -euo pipefail
@@ -28,7 +29,7 @@ check_packages=(poppler-utils chromium git)
 binfmt=/proc/sys/fs/binfmt_misc
 
 usage() {
-  echo "usage: $0 [--probe|--make] [html|pdf|hosts|check]" >&2
+  echo "usage: $0 [--probe|--make] [html|pdf|hosts|check] [TARGET]" >&2
   exit 2
 }
 
@@ -44,11 +45,11 @@ case $purpose in
   check) packages=("${html_packages[@]}" "${pdf_packages[@]}" "${hosts_packages[@]}" "${check_packages[@]}") ;;
   *) usage ;;
 esac
-(($# <= 1)) || usage
+target=${2:-$purpose}  # the make target to run again
+[[ $target == hosts ]] && target=check
+(($# <= 1)) || [[ $mode == make && $# == 2 ]] || usage
 hosts=no
 [[ $purpose == hosts || $purpose == check ]] && hosts=yes
-target=$purpose  # the make target to run again
-[[ $purpose == hosts ]] && target=check
 
 # The engine the checks use (checks/hosts/engine.py): ZR_ENGINE, else the engine's own docker client, else
 # any docker, else Podman.
