@@ -8,7 +8,7 @@ shows that failure on the untouched host and its cure by the snippet; the others
 import pytest
 
 from checks.crypto.test_init_token import PINS, init_token, said, slot_of
-from checks.hosts.plugin import run_snippet, start_pkcsslotd
+from checks.hosts.plugin import State, run_snippet, start_pkcsslotd
 
 SNIPPET = "crypto/token/let-pkcs11-group-store-keys.sh"
 TOKEN_DIR = {"debian13-amd64": "/var/lib/opencryptoki/swtok", "debian13-s390x": "/var/lib/opencryptoki/lite"}
@@ -31,9 +31,15 @@ def store_key_as_wasadmin(host, slot: str, label: str):
     )
 
 
+# ready_token_and_member made once and kept as an image (checks/hosts/plugin.py State): the folders are
+# still as openCryptoki made them, so the first test below still sees the failure the snippet cures.
+TOKEN_MEMBER = State("crypto-token-member", ready_token_and_member, snippets=("crypto",))
+
+
+@pytest.mark.from_state(TOKEN_MEMBER)
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_pkcs11_member_stores_keys_only_once_the_token_folders_are_opened(fresh_host):
-    slot = ready_token_and_member(fresh_host)
+    slot = fresh_host.zr_prepared
     before = store_key_as_wasadmin(fresh_host, slot, "before")
     assert before.rc != 0, f"a pkcs11 member stored a key before the step: is it still needed?\n{said(before)}"
     assert "CKR_FUNCTION_FAILED" in before.stdout + before.stderr, said(before)
@@ -46,10 +52,10 @@ def test_a_pkcs11_member_stores_keys_only_once_the_token_folders_are_opened(fres
     assert '"after"' in listed.stdout, said(listed)
 
 
+@pytest.mark.from_state(TOKEN_MEMBER)
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_token_folders_belong_to_pkcs11_and_are_closed_to_others(fresh_host):
-    ready_token_and_member(fresh_host)
     run_snippet(fresh_host, SNIPPET)
     for path in ("/var/lib/opencryptoki/swtok", "/var/lib/opencryptoki/swtok/TOK_OBJ",
                  "/var/lib/opencryptoki/swtok/NVTOK.DAT", "/var/lib/opencryptoki/lite"):
