@@ -120,9 +120,9 @@ class State:
     The image's tag hashes the host image, the state's name, every file under the snippet folders it
     draws on (``snippets``: folders or files under snippets/, whole folders so that no snippet a helper
     reads is missed), the file ``prepare`` is defined in and every helper module under checks/ (not the
-    tests), so a change to any of them makes the state again; nothing stale is reused. A test on a prepared state asserts
-    exactly what it asserted when it did the preparation itself: the preparation's own assertions ran
-    when the state was made, and a failed preparation makes no image.
+    tests), so a change to any of them makes the state again; nothing stale is reused. A test on a
+    prepared state asserts exactly what it asserted when it did the preparation itself: the
+    preparation's own assertions ran when the state was made, and a failed preparation makes no image.
     """
 
     name: str

@@ -96,9 +96,14 @@ def prepare_token_key(host) -> str:
 TOKEN_KEY = State("ihs-token-key", prepare_token_key, snippets=("crypto", "ihs/apache"))
 
 
+def token_key(host) -> str:
+    """prepare_token_key's result: already made on a host started from TOKEN_KEY, else made now."""
+    return host.zr_prepared if getattr(host, "zr_prepared", None) else prepare_token_key(host)
+
+
 def serve_token(host) -> str:
     """The token site: on a host started from TOKEN_KEY (the preparation already made), or from scratch."""
-    ca = host.zr_prepared if getattr(host, "zr_prepared", None) else prepare_token_key(host)
+    ca = token_key(host)
     enable_site(host, "ihs/apache/apache-tls-pkcs11.conf")
     start(host)
     return ca

@@ -20,7 +20,7 @@ import re
 import pytest
 
 from checks.hosts.plugin import snippet_path
-from checks.ihs.apache_host import enable_site, prepare_token_key, serve_files, start
+from checks.ihs.apache_host import TOKEN_KEY, enable_site, serve_files, start, token_key
 from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
 from checks.shown_output import assert_shown_output
 from checks.was.util import copy_to, output
@@ -112,11 +112,12 @@ def test_a_session_older_than_the_cache_timeout_needs_a_full_handshake(fresh_hos
     assert later.stdout.startswith("New,"), output(later)
 
 
+@pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(CACHE, checker="apache-tls")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_a_resumed_connection_costs_the_token_key_no_signature(fresh_host):
     """The key in the openCryptoki token (the form that mirrors IHS); pkcs11-spy logs every C_SignInit."""
-    ca = prepare_token_key(fresh_host)
+    ca = token_key(fresh_host)
     enable_site(fresh_host, "ihs/apache/apache-tls-pkcs11.conf")
     start(fresh_host)
     spy = fresh_host.run("ls /usr/lib/*-linux-gnu/pkcs11/pkcs11-spy.so").stdout.strip()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from checks.hosts.plugin import run_snippet
-from checks.ihs.apache_host import CA, _ok, enable_site, prepare_token_key, start
+from checks.ihs.apache_host import CA, _ok, enable_site, start, token_key
 
 SITE = "webseal/apache/apache-ssl-junction.conf"
 BACKEND = "/etc/zr-backend"
@@ -69,7 +69,7 @@ def backend(host, ca_dir: str = CA) -> None:
 
 
 def serve(host) -> str:
-    ca = prepare_token_key(host)
+    ca = token_key(host)
     _ok(host, f"cp {ca} /etc/ssl/certs/backend-ca.crt")
     backend(host)
     res = run_snippet(host, "webseal/apache/enable-proxy-modules.sh")

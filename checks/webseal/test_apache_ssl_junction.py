@@ -12,7 +12,7 @@ import hashlib
 import pytest
 
 from checks.hosts.plugin import run_snippet
-from checks.ihs.apache_host import _ok
+from checks.ihs.apache_host import TOKEN_KEY, _ok
 from checks.webseal.junction_host import BACKEND, backend, get, measure, serve
 
 SNIPPETS = ("webseal/apache/apache-ssl-junction.conf", "webseal/apache/enable-proxy-modules.sh")
@@ -23,6 +23,7 @@ def backend_log(host) -> list[str]:
     return host.check_output(f"cat {BACKEND}/access.log").splitlines()
 
 
+@pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(*SNIPPETS, checker="apache-tls")
 def test_pages_come_through_both_junctions_the_ssl_one_over_tls_to_the_back_end(fresh_host):
     ca = serve(fresh_host)
@@ -38,6 +39,7 @@ def test_pages_come_through_both_junctions_the_ssl_one_over_tls_to_the_back_end(
     assert "Protocol version: TLSv1.3" in hs.stdout, hs.stdout
 
 
+@pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(*SNIPPETS, checker="apache-tls")
 def test_ssl_junction_refuses_a_back_end_signed_by_an_untrusted_ca(fresh_host):
     ca = serve(fresh_host)
@@ -51,6 +53,7 @@ def test_ssl_junction_refuses_a_back_end_signed_by_an_untrusted_ca(fresh_host):
     assert get(fresh_host, ca, "/tcp-jct/page-5.8k.html").stdout == "200 5939"
 
 
+@pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(*SNIPPETS, checker="apache-tls")
 def test_identity_headers_from_clients_do_not_reach_the_back_end(fresh_host):
     ca = serve(fresh_host)
@@ -72,6 +75,7 @@ def test_enable_proxy_modules_is_safe_to_run_twice(fresh_host):
     assert "headers_module" in loaded
 
 
+@pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(*SNIPPETS, checker="apache-tls")
 def test_both_junctions_sustain_a_short_bounded_load(fresh_host):
     ca = serve(fresh_host)
