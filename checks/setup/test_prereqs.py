@@ -33,7 +33,7 @@ def as_user(cmd: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def tree():
+def make_tree():
     """The Makefile and .ci/ in a folder any user may read (the checkout may sit where `nobody` cannot)."""
     path = Path(tempfile.mkdtemp(prefix="zr-setup-"))
     path.chmod(0o755)
@@ -81,8 +81,8 @@ def test_probe_names_what_is_missing_and_changes_nothing():
 
 
 @pytest.mark.parametrize("purpose", PURPOSES)
-def test_user_without_root_gets_one_sentence_naming_the_sudo_command(tree, purpose):
-    proc = run(as_user(["bash", ".ci/prereqs.sh", "--make", purpose]), tree, missing="graphviz")
+def test_user_without_root_gets_one_sentence_naming_the_sudo_command(make_tree, purpose):
+    proc = run(as_user(["bash", ".ci/prereqs.sh", "--make", purpose]), make_tree, missing="graphviz")
     assert proc.returncode == 1
     assert proc.stdout == ""
     sentence = one_sentence(proc.stderr)
@@ -90,10 +90,10 @@ def test_user_without_root_gets_one_sentence_naming_the_sudo_command(tree, purpo
     assert f"run `sudo bash .ci/prereqs.sh {purpose}` once, then `make {purpose}` again." in sentence
 
 
-def test_make_html_as_user_without_root_stops_at_the_sentence(tree):
-    proc = run(as_user(["make", "--no-print-directory", "html"]), tree, missing="graphviz latexmk")
+def test_make_html_as_user_without_root_stops_at_the_sentence(make_tree):
+    proc = run(as_user(["make", "--no-print-directory", "html"]), make_tree, missing="graphviz latexmk")
     assert proc.returncode != 0
     assert one_sentence(proc.stderr) == (
         "zrunbook needs Debian packages that are missing (graphviz): run `sudo bash .ci/prereqs.sh html` once, "
         "then `make html` again.")  # latexmk is the PDF's, not the HTML's
-    assert not (tree / "build" / "tox-venv").exists()
+    assert not (make_tree / "build" / "tox-venv").exists()
