@@ -56,7 +56,7 @@ bench-build: html ## time the HTML build, a one-page rebuild, the static checks 
 	$(TOX) -q -e check --notest
 	bash checks/bench_build.sh
 
-bench-hosts: ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold for cold image builds
+bench-hosts: ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold (image builds) or BENCH=whole (make check)
 	$(call setup,check)
 	$(TOX) -q -e check --notest
 	PYTHON=$(CURDIR)/.tox/check/bin/python bash checks/hosts/bench.sh $(BENCH)
