@@ -349,8 +349,10 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
         for i, entry in enumerate(entries):
             if i:
                 new += nodes.Text("; ")
-            new += nodes.inline("", _badge_text(entry),
-                                classes=["zr-badge", "zr-" + entry["outcome"].replace(" ", "-")])
+            classes = ["zr-badge", "zr-" + entry["outcome"].replace(" ", "-")]
+            if entry.get("index_unverified"):
+                classes.append("zr-index-unverified")  # dashed amber border; the text says it too
+            new += nodes.inline("", _badge_text(entry), classes=classes)
         if html:
             new += nodes.Text("  ")
             target = relative_uri(app.builder.get_target_uri(docname), "_snippets/" + rel)
@@ -399,4 +401,4 @@ def setup(app: Sphinx):
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 1}
+            "env_version": 2}
