@@ -177,36 +177,40 @@ class HostPool:
 
     def image(self, host_name: str) -> str:
         engine = self.engine()
-        if host_name not in self._images:
-            image = self._build_once(engine, host_name)
-            if isinstance(image, Exception) and not isinstance(image, HostUnavailable):
-                # this test reports the failure in full; the host's later tests refer to it
-                self._images[host_name] = _unavailable(host_name, _sentence(image))
-                _fail(image)
-            self._images[host_name] = image
-        image = self._images[host_name]
+
+        def build() -> str:
+            tag = engine.ensure_image(eng.HOSTS[host_name])
+            self.index[host_name] = engine.index_provenance(tag)
+            return tag
+
+        return self._once(host_name, f"run-{self.run_id}-{host_name}", build)
+
+    def _once(self, key: str, lock: str, make: Callable[[], str], *, traceback: bool = False) -> str:
+        """make() at most once per run across the xdist workers (a host image or a prepared state).
+
+        A failure leaves a note in the run's folder: the test that met it reports it in full (with its
+        traceback when ``traceback``: a preparation's own assertion), and the other worker and every later
+        test fail at once with one sentence instead of trying again (debootstrap under qemu takes minutes
+        and once failed the same way 80 times)."""
+        if key not in self._images:
+            note = eng.run_dir(self.run_id) / f"{key}.failed"
+            with eng.file_lock(lock):
+                if note.exists():
+                    self._images[key] = _unavailable(key, note.read_text())
+                else:
+                    try:
+                        self._images[key] = make()
+                    except Exception as exc:
+                        note.parent.mkdir(parents=True, exist_ok=True)
+                        note.write_text(_sentence(exc))
+                        self._images[key] = _unavailable(key, _sentence(exc))
+                        if traceback and not isinstance(exc, _WORDED):
+                            raise
+                        _fail(exc)
+        image = self._images[key]
         if isinstance(image, Exception):
             _fail(image)
         return image
-
-    def _build_once(self, engine: eng.Engine, host_name: str) -> str | Exception:
-        """Build (or find) the host's image, at most once per run across the xdist workers.
-
-        A failed build leaves a note in the run's folder, so the other worker, and every later test of
-        that host, fail at once with one sentence instead of building again (debootstrap under qemu
-        takes minutes and failed the same way 80 times)."""
-        note = eng.run_dir(self.run_id) / f"{host_name}.failed"
-        with eng.file_lock(f"run-{self.run_id}-{host_name}"):
-            if note.exists():
-                return _unavailable(host_name, note.read_text())
-            try:
-                tag = engine.ensure_image(eng.HOSTS[host_name])
-            except Exception as exc:
-                note.parent.mkdir(parents=True, exist_ok=True)
-                note.write_text(_sentence(exc))
-                return exc
-            self.index[host_name] = engine.index_provenance(tag)
-            return tag
 
     def start(self, host_name: str, state: State | None = None):
         image = self.image(host_name) if state is None else self.prepared(host_name, state)
@@ -226,26 +230,11 @@ class HostPool:
         base = self.image(host_name)
         engine = self.engine()
         tag = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
-        key = f"{host_name}/{state.name}"
-        if key not in self._images:
-            note = eng.run_dir(self.run_id) / f"{host_name}-{state.name}.failed"
-            with eng.file_lock(tag):
-                if note.exists():
-                    self._images[key] = _unavailable(f"{host_name} state {state.name}", note.read_text())
-                elif engine.image_exists(tag):
-                    self._images[key] = tag
-                else:
-                    try:
-                        self._images[key] = self._make_state(engine, host_name, state, tag)
-                    except BaseException as exc:
-                        note.parent.mkdir(parents=True, exist_ok=True)
-                        note.write_text(_sentence(exc) if isinstance(exc, Exception) else "interrupted")
-                        self._images[key] = _unavailable(f"{host_name} state {state.name}", note.read_text())
-                        raise
-        image = self._images[key]
-        if isinstance(image, Exception):
-            _fail(image)
-        return image
+
+        def make() -> str:
+            return tag if engine.image_exists(tag) else self._make_state(engine, host_name, state, tag)
+
+        return self._once(f"{host_name}-{state.name}", tag, make, traceback=True)
 
     def _make_state(self, engine: eng.Engine, host_name: str, state: State, tag: str) -> str:
         t0 = time.monotonic()
@@ -278,14 +267,14 @@ class HostPool:
 
 
 class HostUnavailable(RuntimeError):
-    """A host whose image failed to build earlier in this run."""
+    """A host image or prepared state that failed to build earlier in this run."""
 
 
-def _unavailable(host_name: str, sentence: str) -> HostUnavailable:
+def _unavailable(key: str, sentence: str) -> HostUnavailable:
     """What every test after the first one says: short, with the cause's opening words."""
     cause = sentence.split(" (", 1)[0]
-    return HostUnavailable(f"{host_name} is not available in this run: its image build failed once and is not "
-                           f"retried ({cause}; the first {host_name} error has the details).")
+    return HostUnavailable(f"{key} is not available in this run: its image build failed once and is not "
+                           f"retried ({cause}; the first {key} error has the details).")
 
 
 # Errors whose message is already a sentence for a person; others get their type name in front.
