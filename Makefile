@@ -54,17 +54,17 @@ check-static: ## only the static checks (no container, no guide build, no browse
 bench-build: html ## time the HTML build, a one-page rebuild, the static checks and the PDF (3 runs each)
 	$(call setup,pdf)
 	$(TOX) -q -e check --notest
-	bash checks/bench_build.sh
+	bash zrunbook/bench_build.sh
 
 bench-hosts: ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold (image builds) or BENCH=whole (make check)
 	$(call setup,check)
 	$(TOX) -q -e check --notest
-	PYTHON=$(CURDIR)/.tox/check/bin/python bash checks/hosts/bench.sh $(BENCH)
+	PYTHON=$(CURDIR)/.tox/check/bin/python bash zrunbook/hosts/bench.sh $(BENCH)
 
 bench-snippet: ## time the set-up probe, and `make check SNIPPET=...` for a static and an amd64 host snippet: wall, pytest's own time, overhead (5 runs each)
 	$(call setup,check)
 	$(TOX) -q -e check --notest
-	$(PYTHON) checks/bench_snippet.py
+	$(PYTHON) -m zrunbook bench-snippet
 
 serve: html ## serve build/html on http://localhost:8000
 	$(PYTHON) -m http.server --directory build/html 8000

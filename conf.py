@@ -1,9 +1,9 @@
-"""Sphinx configuration for zrunbook. Behaviour lives in docs/_ext/snippet.py."""
+"""Sphinx configuration for zrunbook. Behaviour lives in docs/_ext/ and the zrunbook library."""
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent / "docs" / "_ext"))
+sys.path[:0] = [str(Path(__file__).parent / "docs" / "_ext"), str(Path(__file__).parent)]  # extensions, zrunbook
 
 project = "zrunbook"
 author = "the zrunbook team"
@@ -42,7 +42,6 @@ latex_elements = {
     "fontpkg": r"\setmainfont{DejaVu Serif}\setsansfont{DejaVu Sans}\setmonofont{DejaVu Sans Mono}",
 }
 
-# The snippet extension: where snippets live and where `make check` leaves its results.
+# The snippet extension: where snippets live and the ledger `make check` writes (zrunbook/ledger.py).
 snippet_root = "snippets"
-snippet_results = "build/checks/results.json"
-snippet_coverage = "build/checks/coverage.json"
+snippet_ledger = "ledger.json"

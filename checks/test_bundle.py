@@ -4,7 +4,7 @@ import hashlib
 import json
 import tarfile
 
-from checks import bundle
+from zrunbook import bundle
 
 
 def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
@@ -21,9 +21,10 @@ def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
             assert rows[rel]["checks"], f"{rel} has no checker in the manifest"
 
 
-def test_manifest_reports_a_result_for_other_bytes_as_not_run():
+def test_manifest_reports_a_result_for_other_bytes_as_stale_never_passed():
     real = sorted(p.relative_to(bundle.SNIPPETS).as_posix() for p in bundle.SNIPPETS.rglob("*.sh"))[0]
-    coverage = {"snippets": {real: [{"checker": "shellcheck", "host": None, "test": "t"}]}}
-    stale = {"checker": "shellcheck", "host": None, "outcome": "passed", "sha256": "0" * 64, "test": "t"}
-    rows = {r["path"]: r for r in bundle.manifest(coverage, {"snippets": {real: {"runs": [stale]}}})}
-    assert rows[real]["checks"] == [{"checker": "shellcheck", "host": "static", "last_result": "not run"}]
+    check = {"checker": "shellcheck", "host": None, "test": "t"}
+    old = {**check, "outcome": "passed", "sha256": "0" * 64, "date": "2026-01-01", "commit": "abc1234"}
+    rows = {r["path"]: r for r in bundle.manifest({"snippets": {real: {"checks": [check], "runs": [old]}}})}
+    assert rows[real]["checks"] == [{"checker": "shellcheck", "host": "static", "last_result": "stale",
+                                     "checked": "2026-01-01", "commit": "abc1234"}]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from checks import shown_output
+from zrunbook import shown_output
 
 
 def test_changed_output_is_reported_as_a_diff(tmp_path, monkeypatch):

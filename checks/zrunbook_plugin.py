@@ -1,32 +1,29 @@
-"""pytest plugin: which checker checks which snippet, and what happened when it ran.
+"""pytest plugin: which checker checks which snippet, and what happened when it ran (the ledger).
 
 * ``@pytest.mark.snippet("crypto/x.sh", "db2/*.clp", checker="shellcheck")`` declares that a test
   checks those files (paths or globs relative to ``snippets/``) with a checker named in
-  ``checks/checkers.toml``. A pattern that matches nothing, or an unknown checker, is an error.
+  ``zrunbook/checkers.toml``. A pattern that matches nothing, or an unknown checker, is an error.
 * The host of a test is the value of its ``host``/``fresh_host`` parameter (container hosts), or
   "static" when it has none.
-* ``--zr-coverage=FILE`` writes snippet -> [checker, host, test] after collection (the Sphinx
-  extension reads it for the badges).
-* ``--zr-results=FILE`` merges each test's outcome into FILE at the end of the session, with the
-  sha256 of the snippet it checked, so a badge never shows a pass for a file that changed since.
+* ``--zr-ledger=FILE`` (``make check``: ``ledger.json``) records in FILE which test checks which
+  snippet (at collection) and each test's outcome with the sha256 of the snippet it checked, the date and
+  the commit (at the end); see zrunbook/ledger.py. The guide and the bundle only read it.
 * ``--zr-only=GLOB`` keeps only the tests that check the matching snippets.
 * ``--zr-require-coverage`` adds the test ``every snippet is checked``: it fails, naming the files,
-  when a snippet under ``snippets/`` has no checker (invariant 2). ``make check`` sets it.
+  when a snippet under ``snippets/`` has no checker (invariant 2). ``make check`` sets it; it also marks
+  the collection as the whole suite, so the ledger's coverage is replaced rather than merged.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import time
-import tomllib
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-HOSTS = ("debian13-amd64", "debian13-s390x")
+from zrunbook import ledger, registry
+from zrunbook.hosts.engine import HOSTS
+from zrunbook.snippets import all_snippets, digest, expand
+
 HOST_PARAMS = ("host", "fresh_host")
 # Fixtures that start a container, build the guide or open a browser: what --zr-static leaves out.
 DYNAMIC_FIXTURES = {"host", "fresh_host", "published_host", "ipc_host", "zr_host_pool", "site", "pdf", "tree",
@@ -35,22 +32,6 @@ DYNAMIC_FIXTURES = {"host", "fresh_host", "published_host", "ipc_host", "zr_host
 
 def snippet_root(config) -> Path:
     return Path(config.rootpath) / "snippets"
-
-
-def load_checkers(config) -> dict:
-    with open(Path(config.rootpath) / "checks" / "checkers.toml", "rb") as fh:
-        return tomllib.load(fh)
-
-
-def all_snippets(root: Path) -> list[str]:
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts)
-
-
-def expand(root: Path, pattern: str) -> list[str]:
-    if any(ch in pattern for ch in "*?["):
-        return sorted(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file())
-    return [pattern] if (root / pattern).is_file() else []
 
 
 def host_of(item) -> str | None:
@@ -69,8 +50,8 @@ def host_of(item) -> str | None:
 
 def pytest_addoption(parser):
     group = parser.getgroup("zrunbook")
-    group.addoption("--zr-coverage", metavar="FILE", help="write snippet coverage after collection")
-    group.addoption("--zr-results", metavar="FILE", help="merge outcomes per snippet into FILE")
+    group.addoption("--zr-ledger", metavar="FILE",
+                    help="record coverage (at collection) and outcomes per snippet in FILE (zrunbook/ledger.py)")
     group.addoption("--zr-require-coverage", action="store_true",
                     help="fail when a snippet under snippets/ has no checker")
     group.addoption("--zr-static", action="store_true",
@@ -101,14 +82,14 @@ class EverySnippetIsChecked(pytest.Item):
 
 def pytest_collection_modifyitems(session, config, items):
     root = snippet_root(config)
-    checkers = load_checkers(config)
+    checkers = registry.checkers()
     coverage: dict[str, list[dict]] = {}
     errors = []
     for item in items:
         for mark in item.iter_markers("snippet"):
             checker = mark.kwargs.get("checker")
             if checker not in checkers:
-                errors.append(f"{item.nodeid}: checker {checker!r} is not in checks/checkers.toml")
+                errors.append(f"{item.nodeid}: checker {checker!r} is not in zrunbook/checkers.toml")
                 continue
             if not mark.args:
                 errors.append(f"{item.nodeid}: @pytest.mark.snippet needs at least one path")
@@ -118,7 +99,7 @@ def pytest_collection_modifyitems(session, config, items):
                               "but the test uses no host/fresh_host fixture")
             files = []
             for pattern in mark.args:
-                matched = expand(root, pattern)
+                matched = expand(pattern, root)
                 if not matched:
                     errors.append(f"{item.nodeid}: snippet {pattern!r} matches no file under snippets/")
                 files.extend(matched)
@@ -129,10 +110,11 @@ def pytest_collection_modifyitems(session, config, items):
     if errors:
         raise pytest.UsageError("snippet markers are wrong:\n  " + "\n  ".join(errors))
 
-    if config.getoption("zr_coverage") and not hasattr(config, "workerinput"):
-        out = Path(config.getoption("zr_coverage"))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"snippets": coverage}, indent=1, sort_keys=True), encoding="utf-8")
+    # The ledger's coverage: every collected test, before --zr-static/--zr-only narrow what runs. Under
+    # xdist the controller collects nothing; the first worker sends its collection back (workeroutput).
+    config.zr_coverage = coverage
+    if hasattr(config, "workerinput") and config.workerinput.get("workerid") == "gw0":
+        config.workeroutput["zr_coverage"] = coverage
 
     if config.getoption("zr_static"):
         keep = [i for i in items if not (set(getattr(i, "fixturenames", ())) & DYNAMIC_FIXTURES)
@@ -142,7 +124,7 @@ def pytest_collection_modifyitems(session, config, items):
 
     only = config.getoption("zr_only")
     if only:
-        wanted = set(expand(root, only))
+        wanted = set(expand(only, root))
         if not wanted:
             raise pytest.UsageError(f"--zr-only {only!r} matches no file under snippets/")
         keep = [i for i in items
@@ -156,12 +138,22 @@ def pytest_collection_modifyitems(session, config, items):
             session, name="every-snippet-is-checked", uncovered=uncovered))
 
 
-class ResultsRecorder:
+class LedgerRecorder:
+    """Writes the ledger at the end of the session (on the xdist controller, which sees every report)."""
+
     def __init__(self, config, path: Path):
         self.config = config
         self.path = path
         self.runs: dict[tuple, dict] = {}
+        self.coverage: dict | None = None
         self.root = snippet_root(config)
+        self.stamp = ledger.provenance(Path(config.rootpath))
+
+    @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+    def pytest_testnodedown(self, node, error):
+        coverage = getattr(node, "workeroutput", {}).get("zr_coverage")
+        if coverage is not None and self.coverage is None:
+            self.coverage = coverage
 
     def pytest_runtest_logreport(self, report):
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
@@ -170,41 +162,27 @@ class ResultsRecorder:
             return
         if report.when == "call" or report.outcome in ("failed", "skipped"):
             for rel, checker, host in props:
-                key = (rel, checker, host or "static", report.nodeid)
+                key = (rel, checker, host or ledger.STATIC, report.nodeid)
                 prev = self.runs.get(key)
                 if prev and prev["outcome"] == "failed":
                     continue
-                path = self.root / rel
-                digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-                self.runs[key] = {"checker": checker, "host": host, "test": report.nodeid,
-                                  "outcome": report.outcome, "sha256": digest,
-                                  "duration": round(report.duration, 3), "time": int(time.time())}
+                self.runs[key] = {"snippet": rel, "checker": checker, "host": host, "test": report.nodeid,
+                                  "outcome": report.outcome, "sha256": digest(rel, self.root), **self.stamp}
                 if index.get(host, "verified") != "verified":
                     # the host image was built from a Debian index that did not match the signed Release
                     self.runs[key]["index"] = index[host]
 
     def pytest_sessionfinish(self, session):
-        old = {}
-        if self.path.exists():
-            try:
-                old = json.loads(self.path.read_text(encoding="utf-8")).get("snippets", {})
-            except ValueError:
-                old = {}
-        merged: dict[str, dict] = {}
-        for rel, entry in old.items():
-            if (self.root / rel).is_file():
-                merged[rel] = {"runs": [r for r in entry.get("runs", [])
-                                        if (rel, r["checker"], r.get("host") or "static", r["test"])
-                                        not in self.runs]}
-        for (rel, *_), run in sorted(self.runs.items()):
-            merged.setdefault(rel, {"runs": []})["runs"].append(run)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"snippets": merged}, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        coverage = self.coverage if self.coverage is not None else getattr(self.config, "zr_coverage", None)
+        data = ledger.load(self.path)
+        if coverage is not None:
+            ledger.record_checks(data, coverage, complete=bool(self.config.getoption("zr_require_coverage")))
+        ledger.record_runs(data, [self.runs[k] for k in sorted(self.runs)])
+        ledger.drop_missing(data, self.root)
+        ledger.save(data, self.path)
 
 
 def pytest_configure(config):
-    results = config.getoption("zr_results")
-    if results and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(ResultsRecorder(config, Path(results)), "zr-results")
+    path = config.getoption("zr_ledger")
+    if path and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(LedgerRecorder(config, Path(path)), "zr-ledger")

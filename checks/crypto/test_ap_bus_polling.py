@@ -7,8 +7,8 @@ against a stand-in AP bus directory with recording stand-ins for lszcrypt and ch
 
 import pytest
 
-from checks.hosts.plugin import snippet_path
-from checks.shown_output import assert_shown_output
+from zrunbook.hosts.steps import snippet_path
+from zrunbook.shown_output import assert_shown_output
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")
 SNIPPET = "crypto/adapters/prefer-ap-interrupts.sh"

@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from checks.facts_tables import problems
+from zrunbook import FACTS as FACTS_ROOT
+from zrunbook.facts import problems
 
-FACTS = Path(__file__).parent / "facts"
+FACTS = FACTS_ROOT / "crypto"
 BAD = Path(__file__).parent / "bad"
 
 

@@ -10,7 +10,7 @@ they run neither install-packages-debian.sh nor verify-packages.sh, so they carr
 
 import pytest
 
-from checks.hosts.plugin import run_snippet, start_pkcsslotd
+from zrunbook.hosts.steps import run_snippet, start_pkcsslotd
 
 INSTALL = "crypto/packages/install-packages-debian.sh"
 VERIFY = "crypto/packages/verify-packages.sh"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.crypto import token_flags
-from checks.hosts.plugin import start_pkcsslotd
+from zrunbook.crypto import token_flags
+from zrunbook.hosts.steps import start_pkcsslotd
 
 SNIPPET = "crypto/token/init-token.sh"
 SKIPS_USER_PIN = Path(__file__).parent / "bad" / "init-token-without-user-pin.sh"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.crypto import recorded, values
+from zrunbook.crypto import recorded, values
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 BAD = Path(__file__).parent / "bad"

@@ -2,16 +2,16 @@
 
 No container has a Crypto Express card or real CPACF: qemu emulates CPACF SHA-512 (KIMD/KLMD) and the
 random number generator, so these files show what such a host prints, and the pages say so.
-Refresh with ZR_REGENERATE=1 (see checks/shown_output.py).
+Refresh with ZR_REGENERATE=1 (see zrunbook/shown_output.py).
 """
 
 import re
 
 import pytest
 
-from checks.crypto import token_flags
-from checks.hosts.plugin import run_snippet, start_pkcsslotd
-from checks.shown_output import as_a_terminal_shows_it, assert_shown_output, normalise_common
+from zrunbook.crypto import token_flags
+from zrunbook.hosts.steps import run_snippet, start_pkcsslotd
+from zrunbook.shown_output import as_a_terminal_shows_it, assert_shown_output, normalise_common
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")
 

@@ -8,7 +8,7 @@ shows that failure on the untouched host and its cure by the snippet; the others
 import pytest
 
 from checks.crypto.test_init_token import PINS, init_token, said, slot_of
-from checks.hosts.plugin import State, run_snippet, start_pkcsslotd
+from zrunbook.hosts.steps import State, run_snippet, start_pkcsslotd
 
 SNIPPET = "crypto/token/let-pkcs11-group-store-keys.sh"
 TOKEN_DIR = {"debian13-amd64": "/var/lib/opencryptoki/swtok", "debian13-s390x": "/var/lib/opencryptoki/lite"}

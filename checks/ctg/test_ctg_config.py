@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.ctg import ctg_ini, jvm
+from zrunbook.ctg import ctg_ini, jvm
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"

@@ -31,8 +31,8 @@ import shlex
 import pytest
 import testinfra
 
-from checks.hosts import engine as eng
 from checks.hosts.plugin import SELECTED
+from zrunbook.hosts import engine as eng
 
 UNSHARE = "unshare --user --map-root-user --ipc --mount --pid --fork --mount-proc"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.db2 import clp, values
+from zrunbook.db2 import clp, values
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 BAD = Path(__file__).resolve().parent / "bad"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.db2 import lsdasd
-from checks.hosts.plugin import run_snippet, snippet_path
+from zrunbook.db2 import lsdasd
+from zrunbook.hosts.steps import run_snippet, snippet_path
 
 RULES = "db2/disks/41-dasd-eckd-hyperpav-aliases.rules"
 CHZDEV = "db2/disks/enable-hyperpav-aliases.sh"

@@ -1,6 +1,6 @@
 """Every erratum with a checker: its bad form goes through that checker here and is rejected.
 
-The data is checks/errata/errata.csv, also rendered as the errata reference page. Static checkers run right
+The data is facts/errata/errata.csv, also rendered as the errata reference page. Static checkers run right
 here; host checkers run on the amd64 container host: udevadm verify, httpd -t with the IHS lint, SunPKCS11
 (the WAS chapter's Pkcs11Check.java, one JVM for every .cfg row) and testinfra (the study's shell lines run,
 the resulting state asserted; a fresh container where they change it). Rows whose checker is ``review``
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from checks.static.shellcheck import shellcheck
+from zrunbook.static.shellcheck import shellcheck
 
 ROOT = Path(__file__).resolve().parents[2]
-with open(ROOT / "checks/errata/errata.csv", encoding="utf-8", newline="") as _fh:
+with open(ROOT / "facts/errata/errata.csv", encoding="utf-8", newline="") as _fh:
     ROWS = list(csv.DictReader(_fh))
 REVIEW = "review"
 CHECKED = [r for r in ROWS if r["checker"] != REVIEW]
@@ -36,8 +36,8 @@ def ids(rows):
 def webseal_label_problems(wrapper: str, conf: str) -> list[str]:
     """The token and certificate labels a WebSEAL certificate wrapper hands to the IHS chapter's script,
     compared with the ones webseald.conf names (webseal-cert-keyfile-label, pkcs11-token-label)."""
-    from checks.ihs import gskit
-    from checks.webseal import stanza
+    from zrunbook.ihs import gskit
+    from zrunbook.webseal import stanza
 
     exported = re.search(r"^export (.+)$", wrapper, re.M).group(1).split()
     preset = {k: v for k, v in gskit.defaults(wrapper).items() if k in exported}
@@ -62,50 +62,50 @@ def rejected_statically(row) -> list[str]:
         result = shellcheck(path)
         return [result.stdout] if result.returncode else []
     if checker == "insecure-tls lint":
-        from checks.static import insecure_tls
+        from zrunbook.static import insecure_tls
 
         return insecure_tls.problems(text)
     if checker == "db2-clp" and row["bad form"].startswith("checks/webseal/"):
-        from checks.webseal import ldap_db
+        from zrunbook.webseal import ldap_db
 
         return ldap_db.validate(text, "current")
     if checker == "db2-clp":
-        from checks.db2 import clp
+        from zrunbook.db2 import clp
 
         return clp.validate(text, "9.7")
     if checker == "java-security" and row["bad form"].startswith("checks/ctg/"):
-        from checks.ctg import jvm
+        from zrunbook.ctg import jvm
 
         return jvm.java_security_problems(text)
     if checker == "java-security":
-        from checks.was import java_security
+        from zrunbook.was import java_security
 
         return java_security.problems(text)
     if checker == "format-validator (webseald stanzas)":
-        from checks.webseal import stanza
+        from zrunbook.webseal import stanza
 
         return stanza.validate(text)
     if checker == "format-validator (webseal labels)":
         conf = (ROOT / "snippets/webseal/conf/webseald-pkcs11-2007.conf").read_text(encoding="utf-8")
         return webseal_label_problems(text, conf)
     if checker == "format-validator (pdadmin)":
-        from checks.webseal import pdadmin
+        from zrunbook.webseal import pdadmin
 
         return pdadmin.validate(text)
     if checker == "format-validator (ctg.ini)":
-        from checks.ctg import ctg_ini
+        from zrunbook.ctg import ctg_ini
 
         return ctg_ini.validate(text)
     if checker == "data-validator":
-        from checks.results import study_data
+        from zrunbook.results import study_data
 
         return study_data.validate(path)
     if checker == "recorded-on-ibm-z":
-        from checks.crypto import recorded
+        from zrunbook.crypto import recorded
 
         return recorded.lszcrypt_problems(text)
     if checker == "format-validator":
-        from checks.ihs import gskit
+        from zrunbook.ihs import gskit
 
         found = gskit.validate(text) if path.suffix == ".sh" else []
         if not found:  # a consistency mistake: the bad file in place of its good twin
@@ -126,7 +126,7 @@ def rejected_statically(row) -> list[str]:
 # --- host checkers -----------------------------------------------------------------------------------------
 
 def _copy(host, row) -> str:
-    from checks.was.util import copy_to
+    from zrunbook.hosts.util import copy_to
 
     target = f"/tmp/errata/{Path(row['bad form']).name}"
     copy_to(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"), target)
@@ -141,7 +141,7 @@ def sunpkcs11_errors(host) -> dict[str, str]:
 
     The parser rejects these files before any token is opened, so no slot daemon or token is needed."""
     if host.zr_name not in _SUNPKCS11:
-        from checks.was.util import copy_to, output
+        from zrunbook.hosts.util import copy_to, output
 
         paths = [_copy(host, r) for r in CHECKED if r["checker"] == "sunpkcs11"]
         java = (ROOT / "checks/was/Pkcs11Check.java").read_text(encoding="utf-8")
@@ -204,7 +204,7 @@ def test_host_checker_rejects_the_studys_form(host, row):
     if row["checker"] == "udevadm-verify":
         assert host.run(f"udevadm verify {_copy(host, row)}").rc != 0
     elif row["checker"] == "httpd-t":
-        from checks.ihs.ihs_lint import httpd_t, ihs_root
+        from zrunbook.ihs.ihs_lint import httpd_t, ihs_root
 
         assert httpd_t(host, ihs_root(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"))).rc != 0
     elif row["checker"] == "sunpkcs11":
@@ -234,7 +234,7 @@ def test_webseal_label_check_passes_the_runbooks_certificate_step_and_webseald_c
 
 
 def test_db2_buffer_pool_rule_accepts_size_automatic_after_bp_resizeable_yes():
-    from checks.db2 import clp
+    from zrunbook.db2 import clp
 
     bad = ROOT / "checks/errata/bad/autoconfigure-resizeable-then-fixed-buffer-pool-2013.sh"
     text = bad.read_text(encoding="utf-8")

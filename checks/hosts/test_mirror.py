@@ -1,4 +1,4 @@
-"""The index fallback (checks/hosts/mirror.py) against a fake mirror on 127.0.0.1, with the real apt.
+"""The index fallback (zrunbook/hosts/mirror.py) against a fake mirror on 127.0.0.1, with the real apt.
 
 The fake mirror (checks/hosts/fake_mirror.py) signs its Release with a throw-away key and serves an
 s390x index that does not match it, as the real mirror did; amd64 verifies. apt-get here is the
@@ -17,9 +17,9 @@ import textwrap
 
 import pytest
 
-from checks.hosts import engine as eng
 from checks.hosts import fake_mirror
-from checks.hosts import mirror as mir
+from zrunbook.hosts import engine as eng
+from zrunbook.hosts import mirror as mir
 
 
 @pytest.fixture(scope="module")
@@ -210,25 +210,26 @@ def _load_snippet_extension():
 def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badge_says_so(tmp_path):
     from types import SimpleNamespace
 
-    from checks.zrunbook_plugin import ResultsRecorder
+    from checks.zrunbook_plugin import LedgerRecorder
 
     rel = "crypto/packages/verify-packages.sh"
     digest = hashlib.sha256((eng.SNIPPETS / rel).read_bytes()).hexdigest()
-    config = SimpleNamespace(rootpath=eng.REPO)
-    recorder = ResultsRecorder(config, tmp_path / "results.json")
+    hosts = ("debian13-amd64", "debian13-s390x")
+    checks = {rel: [{"checker": "testinfra", "host": h, "test": f"t[{h}]"} for h in hosts]}
+    config = SimpleNamespace(rootpath=eng.REPO, zr_coverage=checks, getoption=lambda name: False)
+    recorder = LedgerRecorder(config, tmp_path / "ledger.json")
     unverified = "unverified: dists/trixie/main/binary-s390x/Packages.xz: served 1 bytes"
     for host, index in (("debian13-s390x", unverified), ("debian13-amd64", "verified")):
         recorder.pytest_runtest_logreport(SimpleNamespace(
             when="call", outcome="passed", nodeid=f"t[{host}]", duration=1.0,
             user_properties=[("zr_snippet", [rel, "testinfra", host]), ("zr_host_index", [host, index])]))
     recorder.pytest_sessionfinish(None)
-    results = json.loads((tmp_path / "results.json").read_text())
+    results = json.loads((tmp_path / "ledger.json").read_text())
     runs = {r["host"]: r for r in results["snippets"][rel]["runs"]}
     assert runs["debian13-s390x"]["index"] == unverified
     assert "index" not in runs["debian13-amd64"]
 
     snippet = _load_snippet_extension()
-    coverage = {"snippets": {rel: [{"checker": "testinfra", "host": h} for h in ("debian13-amd64", "debian13-s390x")]}}
-    app = SimpleNamespace(env=SimpleNamespace(zr_coverage=coverage, zr_results=results, zr_digests={rel: digest}))
+    app = SimpleNamespace(env=SimpleNamespace(zr_ledger=results, zr_digests={rel: digest}))
     texts = [snippet._badge_text(e) for e in snippet._badge_entries(app, rel)]
     assert texts == ["testinfra · debian13-amd64 · passed", "testinfra · debian13-s390x · passed · index unverified"]

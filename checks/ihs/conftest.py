@@ -16,7 +16,7 @@ import os
 import pytest
 import testinfra
 
-from checks.hosts import engine as eng
+from zrunbook.hosts import engine as eng
 
 
 @pytest.fixture

@@ -19,11 +19,11 @@ import re
 
 import pytest
 
-from checks.hosts.plugin import snippet_path
-from checks.ihs.apache_host import TOKEN_KEY, enable_site, serve_files, start, token_key
 from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
-from checks.shown_output import assert_shown_output
-from checks.was.util import copy_to, output
+from zrunbook.hosts.apache import TOKEN_KEY, enable_site, serve_files, start, token_key
+from zrunbook.hosts.steps import snippet_path
+from zrunbook.hosts.util import copy_to, output
+from zrunbook.shown_output import assert_shown_output
 
 CACHE = "ihs/apache/apache-tls-session-cache.conf"
 CHECK = "ihs/apache/check-session-resumption.sh"

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts.plugin import run_snippet
-from checks.ihs.apache_host import TOKEN_KEY, handshake, serve_files, serve_token
-from checks.ihs.distro_paths import library, on_host
+from zrunbook.hosts.apache import TOKEN_KEY, handshake, serve_files, serve_token
+from zrunbook.hosts.steps import run_snippet
+from zrunbook.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
 TLS13 = {"TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"}

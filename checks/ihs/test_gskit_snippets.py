@@ -1,7 +1,7 @@
 """The GSKit steps (gskcapicmd today, gskcmd in 2013, sslstash): commands, flags and consistency.
 
 GSKit cannot run on the container hosts, so these checks read the snippets: every command and flag
-is checked against checks/ihs/facts/gskit-commands.csv (with sources), and what the steps create
+is checked against facts/ihs/gskit-commands.csv (with sources), and what the steps create
 (token label, certificate label, CN, library, key database, stash file) must be what httpd.conf
 names. The study's own mismatches are the negative cases under checks/ihs/bad/.
 """
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.ihs import gskit
-from checks.ihs.distro_paths import DISTROS, current_with_driver, driver_fragment, library
+from zrunbook.ihs import gskit
+from zrunbook.ihs.distro_paths import DISTROS, current_with_driver, driver_fragment, library
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"

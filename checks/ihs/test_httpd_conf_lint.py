@@ -1,6 +1,6 @@
 """IHS httpd.conf: Apache's httpd -t on a container host with the mod_ibm_ssl lint module.
 
-The module (checks/ihs/mod_ibm_ssl/mod_ibm_ssl.c) is built with apxs in the container once per
+The module (zrunbook/ihs/mod_ibm_ssl/mod_ibm_ssl.c) is built with apxs in the container once per
 session and loaded as IHS loads its own (LoadModule ibm_ssl_module modules/mod_ibm_ssl.so); a
 minimal IHS tree includes the snippet. The negative cases under checks/ihs/bad/ prove the lint
 rejects what IHS would: unknown protocol and cipher names, a wrong argument count, SSLServerCert
@@ -14,9 +14,9 @@ the test's docstring).
 
 import pytest
 
-from checks.ihs.distro_paths import current_conf, driver_fragment, included, library, on_host
-from checks.ihs.ihs_lint import httpd_t, ihs_root
 from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
+from zrunbook.ihs.distro_paths import current_conf, driver_fragment, included, library, on_host
+from zrunbook.ihs.ihs_lint import httpd_t, ihs_root
 
 
 def output(result):

@@ -3,15 +3,15 @@
 httpd-ssl-session-cache.conf is copied into conf/ of a minimal IHS tree and included from the configuration
 after mod_ibm_ssl is loaded, as the page says (the chapter's TLS configuration itself is linted by
 test_httpd_conf_lint.py; this test stays independent of it). The lint takes
-SSLV3Timeout's range from checks/ihs/facts/mod-ibm-ssl-directives.csv; the negative cases under
+SSLV3Timeout's range from facts/ihs/mod-ibm-ssl-directives.csv; the negative cases under
 checks/ihs/bad/ are a lifetime beyond that range and a value with a unit.
 """
 
 import pytest
 
-from checks.ihs.ihs_lint import directive_ranges, httpd_t, ihs_root
 from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
-from checks.was.util import output
+from zrunbook.hosts.util import output
+from zrunbook.ihs.ihs_lint import directive_ranges, httpd_t, ihs_root
 
 FRAGMENT = "ihs/httpd/httpd-ssl-session-cache.conf"
 ROOT = "/opt/IBM/HTTPServer"

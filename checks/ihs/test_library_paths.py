@@ -18,10 +18,10 @@ import re
 
 import pytest
 
-from checks.hosts.plugin import snippet_path, start_pkcsslotd
-from checks.ihs import gskit
-from checks.ihs.apache_host import OPENSSL_PKCS11_CONF, put
-from checks.ihs.distro_paths import (
+from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
+from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
+from zrunbook.ihs import gskit
+from zrunbook.ihs.distro_paths import (
     DISTROS,
     SNIPPETS,
     current_conf,

@@ -1,7 +1,7 @@
 """The session-cache facts tables: every row complete, its status stated, and every source one you can open.
 
-checks/ihs/facts/tls-session-cache.csv (TLS, Apache httpd, IBM HTTP Server) and
-checks/was/facts/jsse-session-cache.csv (JSSE, WebSphere) are rendered on the IHS and WebSphere pages.
+facts/ihs/tls-session-cache.csv (TLS, Apache httpd, IBM HTTP Server) and
+facts/was/jsse-session-cache.csv (JSSE, WebSphere) are rendered on the IHS and WebSphere pages.
 A source is a URL, a study file (checks the studies' naming), or a check in this repository that
 observed the fact; several are separated by " ; ". "confirmed" says how far the sources go: yes,
 partly, no (the page then says "could not be confirmed"), or observed (seen only by the runbook's checks).
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from checks import facts_tables
+from zrunbook import facts as facts_tables
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ["checks/ihs/facts/tls-session-cache.csv", "checks/was/facts/jsse-session-cache.csv"]
+TABLES = ["facts/ihs/tls-session-cache.csv", "facts/was/jsse-session-cache.csv"]
 BAD = Path(__file__).parent / "bad"
 COLUMNS = ["product", "setting", "default", "values", "what it means here", "confirmed", "source"]
 STATUS = {"yes", "partly", "no", "observed"}

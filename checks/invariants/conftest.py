@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ["conf.py", "pyproject.toml", "docs", "snippets", "checks"]
+COPIED = ["conf.py", "pyproject.toml", "docs", "snippets", "facts", "zrunbook", "checks"]
 
 
 class Tree:

@@ -139,4 +139,4 @@ def test_make_check_turns_on_the_every_snippet_is_checked_invariant():
 def test_a_narrowed_make_check_runs_only_what_was_asked_without_the_invariant():
     assert _tox_commands("SNIPPET=crypto/token/init-token.sh").endswith(
         "--zr-only=crypto/token/init-token.sh checks")
-    assert _tox_commands("CHECKS=checks/db2").endswith("results.json checks/db2")
+    assert _tox_commands("CHECKS=checks/db2").endswith("ledger.json checks/db2")

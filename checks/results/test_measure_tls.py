@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts.plugin import run_snippet
-from checks.results.bench_format import validate_dir
+from zrunbook.hosts.steps import run_snippet
+from zrunbook.results.bench_format import validate_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURED = ROOT / "snippets" / "results" / "measured" / "debian13-amd64"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.results.study_data import validate
+from zrunbook.results.study_data import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = ROOT / "snippets" / "results" / "studies"

@@ -126,7 +126,7 @@ def embedded_images(pdf) -> list[tuple[int, int, int]]:
 
 def test_every_chart_drawn_is_shown_on_a_page(pdf):  # the build (pdf) draws them into docs/_charts
     drawn = sorted(p.stem for p in (DOCS / "_charts").glob("*.png"))
-    assert charts_shown() == drawn, "charts drawn by checks/results/charts.py and charts shown by the pages differ"
+    assert charts_shown() == drawn, "charts drawn by zrunbook/results/charts.py and charts shown by the pages differ"
 
 
 @pytest.mark.parametrize("chart", charts_shown())

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.static import insecure_tls
+from zrunbook.static import insecure_tls
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"

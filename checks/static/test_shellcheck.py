@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.static.shellcheck import shellcheck
+from zrunbook.static.shellcheck import shellcheck
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-with open(ROOT / "checks/trace/study-steps.csv", encoding="utf-8", newline="") as _fh:
+with open(ROOT / "facts/trace/study-steps.csv", encoding="utf-8", newline="") as _fh:
     ROWS = list(csv.DictReader(_fh))
 
 

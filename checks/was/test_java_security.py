@@ -1,5 +1,5 @@
 """The java.security fragments: provider numbering, the PKCS#11 provider first with its configuration path on
-the same line (checks/was/java_security.py), and the path the same one the token configuration is installed as.
+the same line (zrunbook/was/java_security.py), and the path the same one the token configuration is installed as.
 """
 
 import re
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from checks.was import java_security
-from checks.was.util import HERE
+from zrunbook.was import java_security
+
+HERE = Path(__file__).resolve().parent
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 CURRENT = "was/pkcs11/java-security-providers-current.security"

@@ -1,7 +1,7 @@
 """Session resumption on the WebSphere page's stand-in: OpenJDK's JSSE with the key in the token.
 
 WebSphere 9.0.5 cannot be installed here, and no WebSphere setting for its JSSE session cache could be
-confirmed (checks/was/facts/jsse-session-cache.csv), so the page shows what a JSSE server does with its
+confirmed (facts/was/jsse-session-cache.csv), so the page shows what a JSSE server does with its
 defaults: the IHS chapter's reader check (check-session-resumption.sh, transcluded, not copied) runs
 against checks/was/TokenHttpsServer.java started as in test_verify_tls.py. OpenJDK resumes TLS 1.2 and
 TLS 1.3 sessions out of the box, and its TLS 1.3 ticket lifetime hint is its default session timeout
@@ -10,10 +10,10 @@ TLS 1.3 sessions out of the box, and its TLS 1.3 ticket lifetime hint is its def
 
 import pytest
 
-from checks.hosts.plugin import snippet_path
-from checks.shown_output import assert_shown_output
 from checks.was.test_verify_tls import VERIFY_KEY, start_server
-from checks.was.util import output
+from zrunbook.hosts.steps import snippet_path
+from zrunbook.hosts.util import output
+from zrunbook.shown_output import assert_shown_output
 
 CHECK = "ihs/apache/check-session-resumption.sh"
 JSSE_OUT = "was/verify/jsse-session-resumption.out"

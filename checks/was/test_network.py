@@ -2,11 +2,15 @@
 checked with udevadm verify (systemd 257); the study's own lines are the negative cases.
 """
 
+from pathlib import Path
+
 import pytest
 
-from checks.hosts.plugin import run_snippet, snippet_path
-from checks.shown_output import assert_shown_output
-from checks.was.util import HERE, copy_to, output
+from zrunbook.hosts.steps import run_snippet, snippet_path
+from zrunbook.hosts.util import copy_to, output
+from zrunbook.shown_output import assert_shown_output
+
+HERE = Path(__file__).resolve().parent
 
 SET = "was/network/set-qeth-buffer-count.sh"
 GENERATED = "was/network/41-qeth-0.0.8000.rules"

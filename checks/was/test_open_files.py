@@ -5,10 +5,14 @@ baseline into /etc/security/limits.conf (soft 1024) and proves that a login shel
 snippet have something to raise.
 """
 
+from pathlib import Path
+
 import pytest
 
-from checks.hosts.plugin import run_snippet, snippet_path
-from checks.was.util import HERE, copy_to, output
+from zrunbook.hosts.steps import run_snippet, snippet_path
+from zrunbook.hosts.util import copy_to, output
+
+HERE = Path(__file__).resolve().parent
 
 LIMITS = "was/limits/90-websphere-nofile.conf"
 DROPIN = "was/limits/websphere-nofile-dropin.conf"

@@ -14,11 +14,15 @@ slot 3.
 """
 
 import re
+from pathlib import Path
 
 import pytest
 
-from checks.hosts.plugin import State
-from checks.was.util import HERE, TOKEN, compile_java, copy_to, output, ready_was_token
+from zrunbook import SNIPPETS
+from zrunbook.hosts.steps import State
+from zrunbook.hosts.util import TOKEN, compile_java, copy_to, output, ready_was_token
+
+HERE = Path(__file__).resolve().parent
 
 RHEL = "was/pkcs11/ica-token-rhel-sles.cfg"
 DEBIAN = "was/pkcs11/ica-token-ubuntu-debian.cfg"
@@ -45,7 +49,7 @@ def prepare(host):
     """The files as the JVM will read them on a host with the WAS token ready; returns {label: path}."""
     files = {}
     for rel in (RHEL, DEBIAN, STUDY):
-        text = (HERE.parent.parent / "snippets" / rel).read_text()
+        text = (SNIPPETS / rel).read_text()
         library = re.search(r"^library\s*=\s*(\S+)", text, re.M).group(1)
         host.run_test(f"test -e {library} || "
                       f"{{ mkdir -p $(dirname {library}) && ln -s {NATIVE[host.zr_name]} {library}; }}")

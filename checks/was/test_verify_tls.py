@@ -7,13 +7,16 @@ token, not a copy in the JVM, signed.
 """
 
 import re
+from pathlib import Path
 
 import pytest
 
-from checks.hosts.plugin import State, snippet_path
-from checks.shown_output import assert_shown_output, normalise_common
 from checks.was.test_wsadmin_scripts import CURRENT_SUITES
-from checks.was.util import HERE, TOKEN, compile_java, copy_to, output, ready_was_token
+from zrunbook.hosts.steps import State, snippet_path
+from zrunbook.hosts.util import TOKEN, compile_java, copy_to, output, ready_was_token
+from zrunbook.shown_output import assert_shown_output, normalise_common
+
+HERE = Path(__file__).resolve().parent
 
 HANDSHAKE = "was/verify/check-tls-handshake.sh"
 HANDSHAKE_OUT = "was/verify/check-tls-handshake.out"

@@ -7,11 +7,17 @@ qemu); the result of that run is shared by the tests of the module.
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
-from checks.hosts.plugin import snippet_path
-from checks.was.util import HERE, copy_to, output
+import zrunbook
+from zrunbook import FACTS
+from zrunbook.hosts.steps import snippet_path
+from zrunbook.hosts.util import copy_to, output
+
+HERE = Path(__file__).resolve().parent
+ZR = Path(zrunbook.__file__).resolve().parent
 
 HEAP = "was/wsadmin/set-heap-size.py"
 KEYSIZE = "was/wsadmin/set-default-cert-key-size.py"
@@ -40,7 +46,7 @@ CASES = {
 
 
 def cipher_names():
-    with open(HERE / "facts" / "cipher-suites.csv", newline="", encoding="utf-8") as fh:
+    with open(FACTS / "was" / "cipher-suites.csv", newline="", encoding="utf-8") as fh:
         return [row["suite"] for row in csv.DictReader(fh)]
 
 
@@ -57,13 +63,13 @@ def runs(host):
 
 def run_batch(host):
     """Copy the fake, the negative cases and a plan into the container; run them all in one Jython."""
-    copy_to(host, (HERE / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
+    copy_to(host, (ZR / "was" / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
     cases = [{"id": key, "script": snippet_path(rel), "argv": argv, "properties": list(props)}
              for key, (rel, argv, props) in CASES.items()]
     for name in BAD:
         copy_to(host, (HERE / "bad" / name).read_text(), f"/tmp/wsfake/bad/{name}")
         cases.append({"id": f"bad/{name}", "script": f"/tmp/wsfake/bad/{name}", "argv": []})
-    plan = {"commands_csv": (HERE / "facts" / "wsadmin-commands.csv").read_text(),
+    plan = {"commands_csv": (FACTS / "was" / "wsadmin-commands.csv").read_text(),
             "ciphers": cipher_names(), "cases": cases}
     copy_to(host, json.dumps(plan), "/tmp/wsfake/plan.json")
     result = host.run("cd /tmp/wsfake && jython wsadmin_fake.py plan.json")

@@ -11,9 +11,9 @@ import hashlib
 
 import pytest
 
-from checks.hosts.plugin import run_snippet
-from checks.ihs.apache_host import TOKEN_KEY, _ok
-from checks.webseal.junction_host import BACKEND, backend, get, measure, serve
+from zrunbook.hosts.apache import TOKEN_KEY, _ok
+from zrunbook.hosts.junction import BACKEND, backend, get, measure, serve
+from zrunbook.hosts.steps import run_snippet
 
 SNIPPETS = ("webseal/apache/apache-ssl-junction.conf", "webseal/apache/enable-proxy-modules.sh")
 pytestmark = pytest.mark.only_hosts("debian13-amd64")

@@ -1,7 +1,7 @@
 """WebSEAL's configuration, junctions, ACL and LDAP database commands, read and validated (no WebSEAL here).
 
 WebSEAL, pdadmin, GSKit and Db2 cannot be installed on the runbook's hosts, so these checks read the
-snippets: the stanza file against checks/webseal/facts/webseald-stanzas.csv, the pdadmin commands against
+snippets: the stanza file against facts/webseal/webseald-stanzas.csv, the pdadmin commands against
 pdadmin-commands.csv, the GSKit command with the IHS chapter's validator, the Db2 statements with the Db2
 chapter's CLP validator (extended in ldap_db.py), and the labels and library across the snippets. The
 study's own mistakes are the negative cases in checks/webseal/bad/.
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.ihs import gskit
-from checks.webseal import ldap_db, pdadmin, stanza
+from zrunbook.ihs import gskit
+from zrunbook.webseal import ldap_db, pdadmin, stanza
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"

@@ -6,8 +6,8 @@ initialised with the label the recommended webseald entries name. PINs here are 
 
 import pytest
 
-from checks.hosts.plugin import run_snippet, snippet_path, start_pkcsslotd
-from checks.webseal import values
+from zrunbook.hosts.steps import run_snippet, snippet_path, start_pkcsslotd
+from zrunbook.webseal import values
 
 PINS = "TOKEN_SO_PIN=24681357 TOKEN_USER_PIN=13572468"  # test data only
 

@@ -1,7 +1,7 @@
 """Charts drawn at build time from the results data under snippets/results/ (matplotlib, Agg).
 
 Before any page is read (and only when the data or the chart code changed since the last drawing),
-``checks.results.charts.render_all`` writes one PNG per chart into
+``zrunbook.results.charts.render_all`` writes one PNG per chart into
 ``docs/_charts/`` (git-ignored); pages show them with ``{figure} /_charts/<name>.png``. The data
 files are the same ones the results checks validate, so a chart never disagrees with its table.
 """
@@ -24,7 +24,7 @@ def draw(app: Sphinx) -> None:
         sys.path.insert(0, str(root))
     out = Path(app.srcdir) / "_charts"
     inputs = [p for p in (root / "snippets" / "results").rglob("*") if p.is_file()]
-    inputs += [p for p in (root / "checks" / "results").glob("*.py")]
+    inputs += [p for p in (root / "zrunbook" / "results").glob("*.py")]
     drawn = list(out.glob("*.png"))
     if drawn and min(p.stat().st_mtime for p in drawn) > max(p.stat().st_mtime for p in inputs):
         return  # nothing the charts are drawn from changed since they were drawn
@@ -33,7 +33,7 @@ def draw(app: Sphinx) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".drawing-") as tmp:
         try:
-            charts = importlib.import_module("checks.results.charts")
+            charts = importlib.import_module("zrunbook.results.charts")
             drawn = charts.render_all(Path(tmp))
         except Exception as exc:
             raise ExtensionError(f"drawing the results charts failed: {type(exc).__name__}: {exc}") from exc

@@ -1,11 +1,11 @@
 """Reference content generated from the data the checks use: nothing typed twice.
 
-* ``{facts-table} checks/db2/facts/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
+* ``{facts-table} facts/db2/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
   Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows.
-  The path is relative to the project root and must lie under ``checks/`` or ``snippets/``.
+  The path is relative to the project root and must lie under ``facts/`` or ``snippets/``.
   Long words in a cell (paths, test ids) get break points so they wrap instead of running off the PDF page.
 * ``{value}`db2:total_log_space_gb``` inserts a value computed at build time: the part before the
-  colon names the module ``checks/<part>/values.py``, the part after a function in it that takes no
+  colon names the module ``zrunbook/<part>/values.py``, the part after a function in it that takes no
   arguments and returns the text to show. A missing module, function or error fails the build.
 """
 
@@ -24,7 +24,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 logger = logging.getLogger(__name__)
-ALLOWED_ROOTS = ("checks/", "snippets/")
+ALLOWED_ROOTS = ("facts/", "snippets/")
 
 
 LONG_WORD = 12  # longer words (paths, test ids, value lists) get break points so they wrap inside a cell
@@ -59,7 +59,7 @@ class FactsTable(SphinxDirective):
         root = Path(self.env.app.confdir)
         path = (root / rel).resolve()
         if not rel.startswith(ALLOWED_ROOTS) or root.resolve() not in path.parents or not path.is_file():
-            return [self._error(f"{where}: facts table {rel!r} is not a file under checks/ or snippets/")]
+            return [self._error(f"{where}: facts table {rel!r} is not a file under facts/ or snippets/")]
         self.env.note_dependency(str(path))
         with open(path, newline="", encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh, skipinitialspace=True) if any(r.values())]
@@ -128,7 +128,7 @@ class ComputedValue(SphinxRole):
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
         try:
-            module = importlib.import_module(f"checks.{module_name}.values")
+            module = importlib.import_module(f"zrunbook.{module_name}.values")
             mod_path = Path(module.__file__)
             self.env.note_dependency(str(mod_path))
             value = str(getattr(module, func_name)())

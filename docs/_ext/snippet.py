@@ -22,16 +22,16 @@ import os
 import posixpath
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
+
+from zrunbook import ledger
+from zrunbook.snippets import digests
 
 logger = logging.getLogger(__name__)
 
@@ -159,71 +159,11 @@ def _rel(app: Sphinx, src: str | None) -> str:
         return src
 
 
-# --- checker coverage and results -------------------------------------------------------------
-
-def _load_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _newest_mtime(*dirs: Path) -> float:
-    newest = 0.0
-    for d in dirs:
-        for p in d.rglob("*"):
-            if p.is_file() and "__pycache__" not in p.parts:
-                newest = max(newest, p.stat().st_mtime)
-    return newest
-
-
-def _refresh_coverage(app: Sphinx) -> dict:
-    """Coverage = which checker checks which snippet, from pytest's own collection of checks/.
-
-    It is collected again only when checks/ or snippets/ changed since the last collection.
-    """
-    conf = Path(app.confdir)
-    cov_path = conf / app.config.snippet_coverage
-    stale = (not cov_path.exists()
-             or _newest_mtime(conf / "checks", conf / app.config.snippet_root) > cov_path.stat().st_mtime)
-    if stale and os.environ.get("ZR_NO_COLLECT") != "1":
-        # Written beside the file and renamed over it: another build (`make html` during `make check`)
-        # reads either the old coverage or the new one, never half a file.
-        tmp = cov_path.with_name(f"{cov_path.name}.{os.getpid()}.tmp")
-        cmd = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
-               f"--zr-coverage={tmp}", "checks"]
-        # Which checkers exist does not depend on the hosts a narrowed run (ZR_HOSTS) selects.
-        proc = subprocess.run(cmd, cwd=conf, capture_output=True, text=True, env=dict(os.environ, ZR_HOSTS=""))
-        if proc.returncode not in (0, 5):
-            tmp.unlink(missing_ok=True)
-            raise ExtensionError("collecting checks/ to find each snippet's checkers failed:\n"
-                                 + proc.stdout[-3000:] + proc.stderr[-3000:])
-        if tmp.exists():
-            os.replace(tmp, cov_path)
-    return _load_json(cov_path)
-
+# --- badges from the ledger -------------------------------------------------------------------
 
 def _badge_entries(app: Sphinx, rel: str) -> list[dict]:
-    env = app.env
-    coverage = env.zr_coverage.get("snippets", {}).get(rel, [])
-    results = env.zr_results.get("snippets", {}).get(rel, {})
-    digest = env.zr_digests.get(rel)
-    entries = []
-    for checker, host in sorted({(c["checker"], c.get("host") or STATIC) for c in coverage}):
-        runs = [r for r in results.get("runs", [])
-                if r["checker"] == checker and (r.get("host") or STATIC) == host]
-        if not runs:
-            outcome = "not run"
-        elif any(r.get("sha256") != digest for r in runs):
-            outcome = "stale"
-        elif all(r["outcome"] == "passed" for r in runs):
-            outcome = "passed"
-        else:
-            outcome = "failed"
-        # A host image built from a Debian index that did not verify (checks/hosts/mirror.py) says so.
-        unverified = any(r.get("index", "verified") != "verified" for r in runs)
-        entries.append({"checker": checker, "host": host, "outcome": outcome, "index_unverified": unverified})
-    return entries
+    """Per (checker, host) that checks rel: its outcome by zrunbook.ledger.outcome (the bundle asks too)."""
+    return ledger.entries(app.env.zr_ledger, rel, app.env.zr_digests.get(rel))
 
 
 def _badge_text(entry: dict) -> str:
@@ -237,17 +177,14 @@ def on_builder_inited(app: Sphinx) -> None:
     env = _state(app)
     conf = Path(app.confdir)
     root = conf / app.config.snippet_root
-    env.zr_coverage = _refresh_coverage(app)
-    env.zr_results = _load_json(conf / app.config.snippet_results)
-    env.zr_digests = {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*")) if p.is_file()
-    }
+    path = conf / app.config.snippet_ledger
+    env.zr_ledger = ledger.load(path)
+    env.zr_digests = digests(root)
 
 
 def on_env_get_outdated(app, env, added, changed, removed):
     """Badges depend on coverage and results: re-read pages whose badges would change."""
-    stamp = hashlib.sha256(json.dumps([env.zr_coverage, env.zr_results, env.zr_digests],
+    stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests],
                                       sort_keys=True).encode()).hexdigest()
     previous = getattr(env, "zr_badge_stamp", None)
     env.zr_badge_stamp = stamp
@@ -353,6 +290,10 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
             if entry.get("index_unverified"):
                 classes.append("zr-index-unverified")  # dashed amber border; the text says it too
             new += nodes.inline("", _badge_text(entry), classes=classes)
+        when = ledger.checked_on(entries)
+        if when:
+            new += nodes.Text(" ")
+            new += nodes.inline("", f"(last checked {when[0]}, commit {when[1]})", classes=["zr-checked-on"])
         if html:
             new += nodes.Text("  ")
             target = relative_uri(app.builder.get_target_uri(docname), "_snippets/" + rel)
@@ -389,8 +330,7 @@ def on_build_finished(app: Sphinx, exception) -> None:
 
 def setup(app: Sphinx):
     app.add_config_value("snippet_root", "snippets", "env")
-    app.add_config_value("snippet_results", "build/checks/results.json", "env")
-    app.add_config_value("snippet_coverage", "build/checks/coverage.json", "env")
+    app.add_config_value("snippet_ledger", "ledger.json", "env")
     app.add_directive("snippet", SnippetDirective)
     app.connect("builder-inited", on_builder_inited)
     app.connect("env-get-outdated", on_env_get_outdated)
@@ -401,4 +341,4 @@ def setup(app: Sphinx):
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 2}
+            "env_version": 3}

@@ -1,0 +1,48 @@
+"""``python -m zrunbook COMMAND``: the project's tools in one place.
+
+    bundle [OUT]        the deployer's archive of every snippet with MANIFEST.json (from the ledger)
+    outcome PATH        each checker's outcome for snippets/PATH, as its badge shows it
+    hosts ARGS...       the container hosts: build [HOST...] | tags [HOST...] | sweep | remove-prefix PREFIX
+    bench-tls           the results chapter's TLS measurement on this machine
+    bench-snippet       time `make check SNIPPET=...` (static and host) and the set-up probe
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0 if argv else 2
+    command, args = argv[0], argv[1:]
+    if command == "bundle":
+        from zrunbook import bundle
+        print(bundle.write_bundle(Path(args[0])) if args else bundle.write_bundle())
+        return 0
+    if command == "outcome":
+        from zrunbook import ledger
+        from zrunbook.snippets import digest
+        if len(args) != 1 or digest(args[0]) is None:
+            print("usage: python -m zrunbook outcome PATH (a file under snippets/)", file=sys.stderr)
+            return 2
+        for e in ledger.entries(ledger.load(), args[0], digest(args[0])):
+            print(f"{e['checker']} · {e['host']} · {e['outcome']}  ({e['date'] or '-'}, {e['commit'] or '-'})")
+        return 0
+    if command == "hosts":
+        from zrunbook.hosts import engine
+        return engine.main(args)
+    if command == "bench-tls":
+        from zrunbook.results import bench
+        return bench.main(args)
+    if command == "bench-snippet":
+        from zrunbook import bench_snippet
+        return bench_snippet.main(["bench-snippet", *args])
+    print(f"unknown command {command!r}\n{__doc__}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

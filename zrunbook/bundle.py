@@ -1,0 +1,45 @@
+"""The snippet bundle for deployers: every file under snippets/ plus a manifest, as one archive.
+
+``python -m zrunbook bundle [OUT]`` writes ``build/zrunbook-snippets.tar.gz`` (or OUT). The manifest
+(``MANIFEST.json`` at the archive's root, also written beside the archive) lists, per snippet, its
+path, sha256, and per checker and host the outcome the ledger records for exactly these bytes, with the
+date and commit of that check: the same ``zrunbook.ledger.entries`` the guide's badges show.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import time
+from pathlib import Path
+
+from zrunbook import BUILD, SNIPPETS, ledger
+from zrunbook.snippets import all_snippets, digest
+
+DEFAULT = BUILD / "zrunbook-snippets.tar.gz"
+
+
+def manifest(data: dict, root: Path = SNIPPETS) -> list[dict]:
+    rows = []
+    for rel in all_snippets(root):
+        sha = digest(rel, root)
+        checks = [{"checker": e["checker"], "host": e["host"], "last_result": e["outcome"],
+                   "checked": e["date"], "commit": e["commit"]} for e in ledger.entries(data, rel, sha)]
+        rows.append({"path": rel, "sha256": sha, "checks": checks})
+    return rows
+
+
+def write_bundle(out: Path = DEFAULT, ledger_path: Path = ledger.LEDGER) -> Path:
+    rows = manifest(ledger.load(ledger_path))
+    data = json.dumps({"generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "ledger": ledger_path.name, "snippets": rows}, indent=1).encode()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(out, "w:gz") as tar:
+        info = tarfile.TarInfo("zrunbook-snippets/MANIFEST.json")
+        info.size, info.mtime = len(data), int(time.time())
+        tar.addfile(info, io.BytesIO(data))
+        for row in rows:
+            tar.add(SNIPPETS / row["path"], arcname=f"zrunbook-snippets/{row['path']}", recursive=False)
+    out.with_name("MANIFEST.json").write_bytes(data)
+    return out

@@ -1,0 +1,49 @@
+"""Numbers the crypto pages state, computed from the recorded outputs they describe (never typed twice)."""
+
+from __future__ import annotations
+
+from zrunbook import SNIPPETS
+from zrunbook.crypto import recorded
+
+LSZCRYPT = "crypto/adapters/lszcrypt-VV-2013-study.out"
+ICASTATS = "crypto/cpacf/icastats-2013-study.out"
+DEPENDS_ON = [f"snippets/{LSZCRYPT}", f"snippets/{ICASTATS}"]
+
+
+def _cards() -> list[dict]:
+    return recorded.parse_lszcrypt_2013((SNIPPETS / LSZCRYPT).read_text(encoding="utf-8"))
+
+
+def _icastats() -> dict[str, tuple[int, int]]:
+    return recorded.parse_icastats((SNIPPETS / ICASTATS).read_text(encoding="utf-8"))
+
+
+def study_online_card() -> str:
+    online = [c for c in _cards() if c["status"] == "online"]
+    return ", ".join(f"card{c['card']} ({c['type']})" for c in online)
+
+
+def study_online_card_requests() -> str:
+    return str(sum(c["requests"] for c in _cards() if c["status"] == "online"))
+
+
+def study_rsa_requests() -> str:
+    stats = _icastats()
+    return str(stats["MOD EXPO"][0] + stats["RSA CRT"][0])
+
+
+def study_rsa_crt() -> str:
+    return str(_icastats()["RSA CRT"][0])
+
+
+def study_mod_expo() -> str:
+    return str(_icastats()["MOD EXPO"][0])
+
+
+def study_aes_hardware() -> str:
+    stats = _icastats()
+    return str(stats["AES ENC"][0] + stats["AES DEC"][0])
+
+
+def study_random_software() -> str:
+    return str(_icastats()["RANDOM"][1])

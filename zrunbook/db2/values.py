@@ -1,0 +1,120 @@
+"""Numbers the Db2 pages state, computed at build time from the snippets (never typed in the prose).
+
+Used as {value}`db2:<function>` on the pages. Each function parses a snippet with the same code the
+checks use (zrunbook/db2/clp.py, zrunbook/db2/ipc.py) and returns the text to show.
+"""
+
+from __future__ import annotations
+
+from zrunbook import SNIPPETS
+from zrunbook.db2 import clp, ipc
+
+LOGS = "db2/logs/set-log-params.clp"
+LOGS_2013 = "db2/logs/set-log-params-2013.sh"
+BUFFER_POOL = "db2/bufferpool/set-buffer-pool.clp"
+BUFFER_POOL_2013 = "db2/bufferpool/set-buffer-pool-2013.sh"
+IPC_CURRENT = ipc.CURRENT_CONF
+IPC_2013 = ipc.STUDY_CONF
+DEPENDS_ON = [f"snippets/{p}" for p in (LOGS, LOGS_2013, BUFFER_POOL, BUFFER_POOL_2013, IPC_CURRENT, IPC_2013)] + [
+    "facts/db2/ipc-minimums.csv", "facts/db2/clp-keywords.csv"]
+
+PAGE = 4096  # LOGFILSIZ is in 4 KiB pages; IBMDEFAULTBP uses the database page size, 4 KiB by default
+GIB = 1 << 30
+
+
+def _gib(nbytes: int) -> str:
+    value = nbytes / GIB
+    return f"{value:g} GiB" if value == int(value) else f"{value:.2f} GiB"
+
+
+def _parsed(rel: str, version: str) -> list[clp.Command]:
+    parsed, problems = clp.commands((SNIPPETS / rel).read_text(encoding="utf-8"), version)
+    if problems:
+        raise ValueError(f"snippets/{rel}: {problems}")
+    return parsed
+
+
+def log_settings(rel: str = LOGS, version: str = "current") -> tuple[int, int, int]:
+    """(LOGFILSIZ, LOGPRIMARY, LOGSECOND) that the snippet leaves for its database."""
+    (params,) = clp.db_cfg(_parsed(rel, version)).values()
+    return int(params["LOGFILSIZ"]), int(params["LOGPRIMARY"]), int(params["LOGSECOND"])
+
+
+def log_bytes(rel: str = LOGS, version: str = "current") -> tuple[int, int]:
+    """(primary log space, maximum log space with all secondary files) in bytes."""
+    size, primary, second = log_settings(rel, version)
+    return primary * size * PAGE, (primary + max(second, 0)) * size * PAGE
+
+
+def total_log_space() -> str:
+    return _gib(log_bytes()[0])
+
+
+def total_log_space_2013() -> str:
+    return _gib(log_bytes(LOGS_2013, "9.7")[0])
+
+
+def log_file_size() -> str:
+    return _gib(log_settings()[0] * PAGE)
+
+
+def log_file_count() -> str:
+    return str(log_settings()[1])
+
+
+def buffer_pool_bytes(rel: str = BUFFER_POOL, version: str = "current") -> int:
+    sizes = [int(c.params["SIZE"]) for c in _parsed(rel, version) if c.name == "alter-bufferpool"]
+    if len(sizes) != 1:
+        raise ValueError(f"snippets/{rel}: expected one ALTER BUFFERPOOL ... SIZE n, found {len(sizes)}")
+    return sizes[0] * PAGE
+
+
+def buffer_pool_size() -> str:
+    return _gib(buffer_pool_bytes())
+
+
+def buffer_pool_size_2013() -> str:
+    return _gib(buffer_pool_bytes(BUFFER_POOL_2013, "9.7"))
+
+
+def ipc_ram_gb() -> str:
+    return f"{ipc.stated_ram_gb(IPC_CURRENT)} GB"
+
+
+def ipc_ram_gb_2013() -> str:
+    return f"{ipc.stated_ram_gb(IPC_2013)} GB"
+
+
+def ipc_keys_set() -> str:
+    """The sysctl keys the current snippet sets, as inline text."""
+    return ", ".join(ipc.conf_values(IPC_CURRENT))
+
+
+def ipc_largest_ram_gb() -> str:
+    return f"{ipc.largest_ram_gb_within_kernel_limits()} GB"
+
+
+LSDASD = "db2/disks/lsdasd-s-hyperpav.out"
+DEPENDS_ON.append(f"snippets/{LSDASD}")
+
+
+def _lsdasd():
+    from zrunbook.db2 import lsdasd
+
+    return lsdasd.parse((SNIPPETS / LSDASD).read_text(encoding="utf-8"))
+
+
+def hyperpav_alias_count() -> str:
+    return str(sum(d.status == "alias" for d in _lsdasd()))
+
+
+def dasd_cylinders() -> str:
+    from zrunbook.db2 import lsdasd
+
+    (base,) = [d for d in _lsdasd() if d.status != "alias"]
+    return f"{base.blocks // lsdasd.BLOCKS_PER_CYLINDER}"
+
+
+def dasd_size_gib() -> str:
+    (base,) = [d for d in _lsdasd() if d.status != "alias"]
+    return f"{base.blocks * base.blksz / GIB:.1f} GiB"
