@@ -17,7 +17,8 @@ parentheses, e.g. ``ibm-was8-ssl-2013 (Table 7)``. A reference is
   exists (a test may be named as ``checks/x/test_y.py::test_z``).
 
 Anything else (an absolute path, a file outside the project, a study's local file name) is a problem.
-``read_csv(path)`` is the plain reader under all of it, for CSV data outside ``facts/``.
+``read_csv(path)`` (header and rows) and ``rows(path)`` are the plain reader under all of it, for CSV
+data outside ``facts/``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def read_csv(path: Path) -> tuple[list[str], list[dict[str, str | None]]]:
         reader = csv.DictReader(fh)
         rows = list(reader)
         return list(reader.fieldnames or []), rows
+
+
+def rows(path: Path) -> list[dict[str, str | None]]:
+    """The rows of a CSV file that is not a facts table (measured results, transcribed study data)."""
+    return read_csv(path)[1]
 
 
 @cache
