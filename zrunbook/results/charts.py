@@ -57,12 +57,15 @@ def _ratio_bars(rows: list[dict], label, colour_of, title: str, xlabel: str, out
     return _save(fig, outdir, name)
 
 
+SLIDES = "ibm-was8-ssl-2013-slides"  # the study's slides (facts/documents.csv); other rows cite the paper
+
+
 def _was(outdir: Path) -> list[Path]:
     rows = csv_rows(STUDIES / "was-2013-daytrader.csv")
     colour = {"1 WAS HTTPS": COLOURS[0], "2 IHS HTTPS": COLOURS[1]}
 
     def label(r):
-        paper = "slides" if r["source"].startswith("001") else "paper"
+        paper = "slides" if r["source"].split()[0] == SLIDES else "paper"
         return f"S{r['scenario'][0]} {r['key_bits']} · {r['setup']} ({paper})"
 
     out = []
