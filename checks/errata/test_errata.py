@@ -10,7 +10,6 @@ The chapter's own negative test, named in the row, must exist and run the same b
 
 from __future__ import annotations
 
-import csv
 import functools
 import re
 import shlex
@@ -20,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import facts as facts_tables
 from zrunbook.static.shellcheck import shellcheck
 
 ROOT = Path(__file__).resolve().parents[2]
-with open(ROOT / "facts/errata/errata.csv", encoding="utf-8", newline="") as _fh:
-    ROWS = list(csv.DictReader(_fh))
+ROWS = facts_tables.table("errata/errata")
 REVIEW = "review"
 CHECKED = [r for r in ROWS if r["checker"] != REVIEW]
 

@@ -5,7 +5,6 @@ All scripts and negative cases of a host run in ONE Jython process (a JVM start 
 qemu); the result of that run is shared by the tests of the module.
 """
 
-import csv
 import json
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 import zrunbook
 from zrunbook import FACTS
+from zrunbook import facts as facts_tables
 from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.util import copy_to, output
 
@@ -46,8 +46,7 @@ CASES = {
 
 
 def cipher_names():
-    with open(FACTS / "was" / "cipher-suites.csv", newline="", encoding="utf-8") as fh:
-        return [row["suite"] for row in csv.DictReader(fh)]
+    return [row["suite"] for row in facts_tables.table("was/cipher-suites")]
 
 
 _RUNS: dict = {}

@@ -4,6 +4,10 @@
   Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows.
   The path is relative to the project root and must lie under ``facts/`` or ``snippets/``.
   Long words in a cell (paths, test ids) get break points so they wrap instead of running off the PDF page.
+  A table under ``facts/`` is read through zrunbook/facts.py and must match facts/schema.toml (a mismatch
+  fails the build). Its source column (and a ``source`` column of a table under ``snippets/``) shows each
+  reference for a reader: a document id as the document's short title from facts/documents.csv (linked
+  when it has a URL), a URL as a link, a project file as its path; a hint in parentheses follows.
 * ``{value}`db2:total_log_space_gb``` inserts a value computed at build time: the part before the
   colon names the module ``zrunbook/<part>/values.py``, the part after a function in it that takes no
   arguments and returns the text to show. A missing module, function or error fails the build.
@@ -11,7 +15,6 @@
 
 from __future__ import annotations
 
-import csv
 import importlib
 import re
 import sys
@@ -46,6 +49,34 @@ def breakable(word: str) -> list[nodes.Node]:
     return out
 
 
+def source_cell(cell: str, para: nodes.paragraph) -> nodes.paragraph:
+    """A source cell for a reader: document ids as short titles (linked when the document has a URL), URLs as
+    links, project files as paths, each followed by its hint; anything the rule rejects stays as written."""
+    from zrunbook import facts as facts_tables
+
+    documents = facts_tables.documents()
+    for i, ref in enumerate(facts_tables.references(cell)):
+        if i:
+            para += nodes.Text("; ")
+        if isinstance(ref, str):  # not a valid reference: the checks fail on it; show the raw part
+            para += nodes.Text(cell.split(facts_tables.SEPARATOR)[i].strip())
+            continue
+        if ref.kind == "document":
+            doc = documents[ref.target]
+            label = doc["short_title"]
+            if doc["url"]:
+                para += nodes.reference(label, label, refuri=doc["url"], reftitle=doc["title"])
+            else:
+                para += nodes.inline(label, label, classes=["zr-document"])
+        elif ref.kind == "url":
+            para += nodes.reference(ref.target, ref.target, refuri=ref.target)  # breakable in the PDF (xurl)
+        else:
+            para += nodes.literal(ref.target, "", *breakable(ref.target))
+        if ref.hint:
+            para += nodes.Text(f" ({ref.hint})")
+    return para
+
+
 class FactsTable(SphinxDirective):
     required_arguments = 1
     optional_arguments = 0
@@ -61,9 +92,22 @@ class FactsTable(SphinxDirective):
         if not rel.startswith(ALLOWED_ROOTS) or root.resolve() not in path.parents or not path.is_file():
             return [self._error(f"{where}: facts table {rel!r} is not a file under facts/ or snippets/")]
         self.env.note_dependency(str(path))
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.DictReader(fh, skipinitialspace=True) if any(r.values())]
-            fields = list(rows[0].keys()) if rows else []
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        from zrunbook import facts as facts_tables  # the one loader the checks use too
+        source_column = "source"
+        if rel.startswith("facts/"):
+            self.env.note_dependency(str(facts_tables.SCHEMA))
+            self.env.note_dependency(str(facts_tables.DOCUMENTS))
+            try:
+                rows = facts_tables.load(path)
+                source_column = facts_tables.source_column(path)
+            except (facts_tables.FactsError, KeyError) as exc:
+                return [self._error(f"{where}: {exc}")]
+        else:
+            rows = [r for r in facts_tables.rows(path) if any(r.values())]
+        fields = list(rows[0].keys()) if rows else []
+        self.env.note_dependency(str(facts_tables.DOCUMENTS))
         if "columns" in self.options:
             wanted = [c.strip() for c in self.options["columns"].split(",")]
             unknown = [c for c in wanted if c not in fields]
@@ -89,18 +133,23 @@ class FactsTable(SphinxDirective):
         body = nodes.tbody()
         group += body
         for r in rows:
-            body += self._row([r.get(f, "") or "" for f in fields])
+            body += self._row([r.get(f, "") or "" for f in fields],
+                              fields.index(source_column) if source_column in fields else None)
         source = nodes.paragraph("", "", classes=["zr-facts-source"])
         source += nodes.Text("Generated from ")
         source += nodes.literal(rel, rel)
         source += nodes.Text(", the file the checks read.")
         return [table, source]
 
-    def _row(self, cells):
+    def _row(self, cells, source_at=None):
         row = nodes.row()
-        for cell in cells:
+        for at, cell in enumerate(cells):
             entry = nodes.entry()
             para = nodes.paragraph()
+            if at == source_at and cell.strip():
+                entry += source_cell(cell, para)
+                row += entry
+                continue
             for i, word in enumerate(cell.split(" ")):
                 if i:
                     para += nodes.Text(" ")
@@ -146,5 +195,5 @@ def setup(app: Sphinx):
     app.add_directive("facts-table", FactsTable)
     app.add_role("value", ComputedValue())
     # env_version: bump when the doctrees this extension makes change, so existing builds re-read the pages
-    # (2: cells no longer lose characters at their break points).
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
+    # (2: cells no longer lose characters at their break points; 3: source cells show documents, links, paths).
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}

@@ -8,10 +8,10 @@ pages state are computed from these files by ``zrunbook/crypto/values.py``.
 
 from __future__ import annotations
 
-import csv
 import re
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 
 FACTS = FACTS_ROOT / "crypto" / "ap-hwtypes.csv"
 LSZCRYPT_2013 = re.compile(
@@ -21,8 +21,7 @@ ICASTATS_ROW = re.compile(r"^\s*(?P<name>[A-Z0-9][A-Z0-9 -]*?)\s*\|\s*(?P<hw>\d+
 
 
 def hwtypes() -> dict[int, str]:
-    with FACTS.open(encoding="utf-8", newline="") as handle:
-        return {int(row["hwtype"]): row["card"] for row in csv.DictReader(handle)}
+    return {int(row["hwtype"]): row["card"] for row in facts_tables.load(FACTS)}
 
 
 def parse_lszcrypt_2013(text: str) -> list[dict]:

@@ -7,17 +7,16 @@ whole value: openCryptoki versions differ in the bits they always set (DUAL_CRYP
 
 from __future__ import annotations
 
-import csv
 import re
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 
 FACTS = FACTS_ROOT / "crypto" / "token-flags.csv"
 
 
 def flag_table() -> list[dict[str, str]]:
-    with FACTS.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return facts_tables.load(FACTS)
 
 
 def flags_in(pkcsconf_t: str) -> int:

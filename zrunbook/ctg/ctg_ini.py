@@ -19,23 +19,17 @@
 
 from __future__ import annotations
 
-import csv
 import re
-from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 
 HERE = FACTS_ROOT / "ctg"
 WAS_CIPHERS = FACTS_ROOT / "was" / "cipher-suites.csv"
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
 def cipher_names() -> set[str]:
-    return {r["suite"] for r in _rows(WAS_CIPHERS)} | {r["suite"] for r in _rows(HERE / "ctg-ciphers.csv")}
+    return {r["suite"] for path in (WAS_CIPHERS, HERE / "ctg-ciphers.csv") for r in facts_tables.load(path)}
 
 
 def logical_lines(text: str) -> tuple[list[tuple[int, str]], list[str]]:
@@ -93,7 +87,7 @@ def entries(text: str) -> dict[tuple[str, str], str]:
 
 
 def _ssl_parameters(no: int, value: str, problems: list[str]) -> None:
-    facts = {r["parameter"]: r for r in _rows(HERE / "ssl-parameters.csv")}
+    facts = {r["parameter"]: r for r in facts_tables.load(HERE / "ssl-parameters.csv")}
     ciphers = cipher_names()
     if not value.endswith(";"):
         problems.append(f"line {no}: protocol@ssl.parameters should end with ';'")
@@ -119,7 +113,7 @@ def _ssl_parameters(no: int, value: str, problems: list[str]) -> None:
 
 
 def validate(text: str, clear_secrets: bool = False) -> list[str]:
-    facts = {(r["section"], r["key"]): r for r in _rows(HERE / "ctg-ini-keys.csv")}
+    facts = {(r["section"], r["key"]): r for r in facts_tables.load(HERE / "ctg-ini-keys.csv")}
     parsed, problems = parse(text)
     keys = {(s, k) for _n, s, k, _v in parsed}
     for no, section, key, value in parsed:

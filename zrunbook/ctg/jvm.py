@@ -12,12 +12,12 @@ JCE provider follows it for the algorithms IBMJCECCA does not implement.
 
 from __future__ import annotations
 
-import csv
 import re
 
 import javaproperties
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 from zrunbook.was import java_security
 
 FACTS = FACTS_ROOT / "ctg" / "jvm-options.csv"
@@ -28,8 +28,7 @@ SOFTWARE_JCE = ("com.ibm.crypto.provider.IBMJCE", "com.ibm.crypto.plus.provider.
 
 
 def _options() -> dict[str, dict[str, str]]:
-    with open(FACTS, newline="", encoding="utf-8") as fh:
-        return {r["option"]: r for r in csv.DictReader(fh)}
+    return {r["option"]: r for r in facts_tables.load(FACTS)}
 
 
 def _jvm_args(text: str) -> tuple[list[str], list[str]]:

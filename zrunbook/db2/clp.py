@@ -22,13 +22,13 @@ The module is importable on its own: the WebSEAL chapter reuses it for its LDAP 
 
 from __future__ import annotations
 
-import csv
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 
 FACTS = FACTS_ROOT / "db2" / "clp-keywords.csv"
 VERSIONS = ("9.7", "current")
@@ -57,16 +57,15 @@ def load_facts(version: str, path: Path = FACTS) -> dict[tuple[str, str], Fact]:
     if version not in VERSIONS:
         raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
     facts: dict[tuple[str, str], Fact] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            if row["version"] not in ("all", version):
-                continue
-            key = (row["command"], row["keyword"].upper())
-            facts[key] = Fact(
-                row["command"], row["keyword"].upper(), row["kind"],
-                int(row["min"]) if row["min"] else None, int(row["max"]) if row["max"] else None,
-                tuple(v.upper() for v in row["values"].split("|") if v),
-            )
+    for row in facts_tables.load(path):
+        if row["version"] not in ("all", version):
+            continue
+        key = (row["command"], row["keyword"].upper())
+        facts[key] = Fact(
+            row["command"], row["keyword"].upper(), row["kind"],
+            int(row["min"]) if row["min"] else None, int(row["max"]) if row["max"] else None,
+            tuple(v.upper() for v in row["values"].split("|") if v),
+        )
     return facts
 
 

@@ -9,13 +9,13 @@ written once.
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import SNIPPETS
+from zrunbook import facts as facts_tables
 
 FACTS = FACTS_ROOT / "db2" / "ipc-minimums.csv"
 CURRENT_CONF = "db2/kernel/90-db2-ipc.conf"
@@ -40,10 +40,9 @@ class Minimum:
 
 
 def minimums(path: Path = FACTS) -> list[Minimum]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return [Minimum(r["parameter"], r["sysctl"], int(r["field"]) if r["field"] else None,
-                        int(r["factor"]), r["per"], int(r["kernel_default"]),
-                        int(r["kernel_max"]) if r["kernel_max"] else None) for r in csv.DictReader(fh)]
+    return [Minimum(r["parameter"], r["sysctl"], int(r["field"]) if r["field"] else None,
+                    int(r["factor"]), r["per"], int(r["kernel_default"]),
+                    int(r["kernel_max"]) if r["kernel_max"] else None) for r in facts_tables.load(path)]
 
 
 def parse_conf(text: str) -> dict[str, str]:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
+from zrunbook import ROOT
+from zrunbook import facts as facts_tables
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = "facts/errata/errata.csv"
 DEPENDS_ON = [DATA]
 
 
 def _rows() -> list[dict]:
-    with open(ROOT / DATA, encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh))
+    return facts_tables.load(ROOT / DATA)
 
 
 def checked_rows() -> str:

@@ -20,13 +20,13 @@ Both return a list of problems (empty when the files are fine), each naming the 
 
 from __future__ import annotations
 
-import csv
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 
 FACTS = FACTS_ROOT / "ihs" / "gskit-commands.csv"
 TOOLS = ("gskcapicmd", "gskcmd", "sslstash")
@@ -48,9 +48,8 @@ class Command:
 
 def load_facts(path: Path = FACTS) -> dict[tuple[str, str, str], dict[str, dict[str, str]]]:
     facts: dict[tuple[str, str, str], dict[str, dict[str, str]]] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            facts.setdefault((row["tool"], row["object"], row["action"]), {})[row["option"]] = row
+    for row in facts_tables.load(path):
+        facts.setdefault((row["tool"], row["object"], row["action"]), {})[row["option"]] = row
     return facts
 
 

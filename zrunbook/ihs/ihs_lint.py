@@ -19,13 +19,13 @@ the link is removed, so a leftover in the shared container cannot make a wrong p
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
 import re
 import shlex
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 from zrunbook.ihs.distro_paths import library, on_host
 
 HERE = Path(__file__).resolve().parent
@@ -34,8 +34,7 @@ FACTS = FACTS_ROOT / "ihs"
 
 
 def _rows(name: str) -> list[dict[str, str]]:
-    with open(FACTS / name, newline="", encoding="utf-8") as fh:
-        return [r for r in csv.DictReader(fh) if any(r.values())]
+    return facts_tables.load(FACTS / name)
 
 
 def _c(text: str) -> str:

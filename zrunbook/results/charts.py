@@ -8,7 +8,6 @@ table. matplotlib with the Agg backend: no display needed.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import matplotlib
@@ -17,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from zrunbook import SNIPPETS
+from zrunbook.facts import rows as csv_rows
 
 STUDIES = SNIPPETS / "results" / "studies"
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
@@ -25,11 +25,6 @@ MARK = {"about": "≈", "almost": "almost ", "more than": ">", "below": "<", "ov
         "exactly": ""}
 COLOURS = ["#1f5f8b", "#d9822b", "#3c8d40", "#8e44ad", "#b03a2e", "#7f8c8d"]
 DEPENDS_ON = sorted(str(p.relative_to(SNIPPETS.parent)) for p in (SNIPPETS / "results").rglob("*.csv"))
-
-
-def _rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
 
 
 def _save(fig, outdir: Path, name: str) -> Path:
@@ -62,12 +57,15 @@ def _ratio_bars(rows: list[dict], label, colour_of, title: str, xlabel: str, out
     return _save(fig, outdir, name)
 
 
+SLIDES = "ibm-was8-ssl-2013-slides"  # the study's slides (facts/documents.csv); other rows cite the paper
+
+
 def _was(outdir: Path) -> list[Path]:
-    rows = _rows(STUDIES / "was-2013-daytrader.csv")
+    rows = csv_rows(STUDIES / "was-2013-daytrader.csv")
     colour = {"1 WAS HTTPS": COLOURS[0], "2 IHS HTTPS": COLOURS[1]}
 
     def label(r):
-        paper = "slides" if r["source"].startswith("001") else "paper"
+        paper = "slides" if r["source"].split()[0] == SLIDES else "paper"
         return f"S{r['scenario'][0]} {r['key_bits']} · {r['setup']} ({paper})"
 
     out = []
@@ -86,7 +84,7 @@ def _webseal_jsse(outdir: Path) -> list[Path]:
     out = []
     for file, name, title in (("webseal-2007.csv", "webseal-2007-ratios", "WebSEAL 2007: throughput ratios"),
                               ("jsse-cex2a.csv", "jsse-cex2a-ratios", "JSSE with CPACF and CEX2A: ratios")):
-        rows = [r for r in _rows(STUDIES / file) if r["unit"] == "ratio to baseline"]
+        rows = [r for r in csv_rows(STUDIES / file) if r["unit"] == "ratio to baseline"]
         scenarios = sorted({r["scenario"] for r in rows})
 
         def colour(r, scenarios=scenarios):
@@ -98,7 +96,7 @@ def _webseal_jsse(outdir: Path) -> list[Path]:
 
 
 def _cics(outdir: Path) -> Path:
-    rows = _rows(STUDIES / "cics-tg-2015-tps.csv")
+    rows = csv_rows(STUDIES / "cics-tg-2015-tps.csv")
     tables = {}
     for r in rows:
         tables.setdefault((r["scenario"], r["payload"]), {}).setdefault(r["protocol"], []).append(
@@ -123,7 +121,7 @@ def _measured(outdir: Path) -> list[Path]:
     summary = MEASURED / "summary.csv"
     if not summary.is_file():
         return []
-    rows = _rows(summary)
+    rows = csv_rows(summary)
     setups = list(dict.fromkeys(r["setup"] for r in rows))
     out = []
     tests = [("full-handshake", "rsa2048"), ("full-handshake", "rsa4096"), ("full-handshake", "ecdsa-p256"),

@@ -13,18 +13,17 @@
 * the WebSEAL CEX2C queue histogram (``webseal-2007-cex2c-queue.csv``): its average must be the 2.88
   the study states.
 
-Every row needs a ``section`` and a ``source`` (a seed file name or a URL).
+Every row needs a ``section`` and a ``source`` that passes the facts tables' source rule
+(zrunbook/facts.py: an https URL, a document id in facts/documents.csv or a project file).
 """
 
 from __future__ import annotations
 
-import csv
 import re
 from collections import defaultdict
 from pathlib import Path
 
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
-SEED_NAME = re.compile(r"^\d{3}_[0-9a-f]{16}\.txt$")
+from zrunbook.facts import read_csv, source_problems
 
 STATEMENT_COLUMNS = ["id", "scenario", "metric", "setup", "baseline", "value", "value_high", "unit", "qualifier",
                      "kind", "statement", "section", "source", "errata"]
@@ -53,11 +52,7 @@ CICS_COLUMNS = ["scenario", "payload", "protocol", "clients", "value", "unit", "
 QUEUE_COLUMNS = ["pending_queue_length", "frequency", "unit", "section", "source"]
 
 
-def read(path: Path) -> tuple[list[str], list[dict]]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        rows = [r for r in reader]
-        return list(reader.fieldnames or []), rows
+read = read_csv  # header and rows
 
 
 def _number(text: str | None) -> float | None:
@@ -68,17 +63,11 @@ def _number(text: str | None) -> float | None:
 
 
 def _source_problems(where: str, row: dict) -> list[str]:
-    problems = []
-    if not (row.get("section") or "").strip():
-        problems.append(f"{where}: no source section")
+    problems = [] if (row.get("section") or "").strip() else [f"{where}: no source section"]
     src = (row.get("source") or "").strip()
     if not src:
-        problems.append(f"{where}: no source")
-    elif not (src.startswith("https://") or SEED_NAME.match(src)):
-        problems.append(f"{where}: source {src!r} is neither a seed file name nor a URL")
-    elif SEED_NAME.match(src) and SEEDS.is_dir() and not (SEEDS / src).is_file():
-        problems.append(f"{where}: source {src} is not one of the seed files")
-    return problems
+        return problems + [f"{where}: no source"]
+    return problems + [f"{where}: {p}" for p in source_problems(src)]
 
 
 def stated_number(statement: str, unit: str) -> float | None:

@@ -7,11 +7,10 @@
 
 from __future__ import annotations
 
-import csv
 import statistics
-from pathlib import Path
 
 from zrunbook import SNIPPETS
+from zrunbook.facts import rows as csv_rows
 
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
 STUDIES = SNIPPETS / "results" / "studies"
@@ -19,24 +18,19 @@ DEPENDS_ON = [f"snippets/results/measured/debian13-amd64/{f}" for f in ("summary
     f"snippets/results/studies/{f}" for f in ("was-2013-daytrader.csv", "webseal-2007.csv", "jsse-cex2a.csv")]
 
 
-def _rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
 def _summary(setup: str, test: str, key: str = "rsa2048", payload: str = "") -> dict:
-    for r in _rows(MEASURED / "summary.csv"):
+    for r in csv_rows(MEASURED / "summary.csv"):
         if (r["setup"], r["test"], r["key"], r["payload"]) == (setup, test, key, payload):
             return r
     raise KeyError(f"summary.csv has no row {setup} {test} {key} {payload}")
 
 
 def _machine(item: str) -> str:
-    return next(r["value"] for r in _rows(MEASURED / "machine.csv") if r["item"] == item)
+    return next(r["value"] for r in csv_rows(MEASURED / "machine.csv") if r["item"] == item)
 
 
 def _study(file: str, row_id: str) -> dict:
-    return next(r for r in _rows(STUDIES / file) if r["id"] == row_id)
+    return next(r for r in csv_rows(STUDIES / file) if r["id"] == row_id)
 
 
 def _pct(x: float) -> str:
@@ -239,7 +233,7 @@ def measured_cipher() -> str:
 def _junction_ratios(setup: str = "accelerated") -> list[float]:
     """Per run: requests per front-end CPU-second through the TLS back-end junction over the plain one."""
     per_run: dict[str, dict[str, float]] = {}
-    for r in _rows(MEASURED / "runs.csv"):
+    for r in csv_rows(MEASURED / "runs.csv"):
         if r["setup"] == setup and r["test"] in ("junction-tcp", "junction-ssl"):
             per_run.setdefault(r["run"], {})[r["test"]] = float(r["per_cpu_second"])
     ratios = sorted(v["junction-ssl"] / v["junction-tcp"] for v in per_run.values() if len(v) == 2)

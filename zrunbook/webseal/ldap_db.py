@@ -15,11 +15,11 @@ or "current" (11.5 / 12.1).
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 from zrunbook.db2 import clp
 
 FACTS = FACTS_ROOT / "webseal" / "ldap-db2-statements.csv"
@@ -41,17 +41,16 @@ class Fact:
 
 def load_facts(version: str) -> dict[tuple[str, str], Fact]:
     out = {}
-    with open(FACTS, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            applies = row["version"] == "all" or row["version"] == version
-            if row["kind"] == "flag":  # a clause that exists only in the versions listed
-                applies = True
-            if not applies:
-                continue
-            out[(row["statement"], row["keyword"])] = Fact(
-                row["statement"], row["keyword"], row["kind"], int(row["min"]) if row["min"] else None,
-                int(row["max"]) if row["max"] else None, tuple(v for v in row["values"].split("|") if v),
-                row["note"])
+    for row in facts_tables.load(FACTS):
+        applies = row["version"] == "all" or row["version"] == version
+        if row["kind"] == "flag":  # a clause that exists only in the versions listed
+            applies = True
+        if not applies:
+            continue
+        out[(row["statement"], row["keyword"])] = Fact(
+            row["statement"], row["keyword"], row["kind"], int(row["min"]) if row["min"] else None,
+            int(row["max"]) if row["max"] else None, tuple(v for v in row["values"].split("|") if v),
+            row["note"])
     return out
 
 

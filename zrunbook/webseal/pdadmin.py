@@ -16,12 +16,12 @@ with ``/``; ACL entries (group/user NAME PERMS, any-other/unauthenticated PERMS)
 
 from __future__ import annotations
 
-import csv
 import re
 import shlex
 from dataclasses import dataclass
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 from zrunbook.ihs.gskit import defaults, expand
 
 FACTS = FACTS_ROOT / "webseal" / "pdadmin-commands.csv"
@@ -38,9 +38,8 @@ class Command:
 
 def load_facts() -> dict[str, dict[str, dict[str, str]]]:
     facts: dict[str, dict[str, dict[str, str]]] = {}
-    with open(FACTS, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            facts.setdefault(row["command"], {})[row["option"]] = row
+    for row in facts_tables.load(FACTS):
+        facts.setdefault(row["command"], {})[row["option"]] = row
     return facts
 
 

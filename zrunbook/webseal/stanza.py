@@ -18,11 +18,11 @@ The format (ISVA "Modifying the configuration file settings"): ``[stanza]`` head
 
 from __future__ import annotations
 
-import csv
 import difflib
 import re
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import facts as facts_tables
 
 FACTS_DIR = FACTS_ROOT / "webseal"
 HEADER = re.compile(r"^\[([A-Za-z0-9:_.\-]+)\]$")
@@ -30,13 +30,11 @@ ENTRY = re.compile(r"^([A-Za-z0-9_.\-]+)\s*=\s*(.*)$")
 
 
 def load_facts() -> dict[tuple[str, str], dict[str, str]]:
-    with open(FACTS_DIR / "webseald-stanzas.csv", newline="", encoding="utf-8") as fh:
-        return {(r["stanza"], r["key"]): r for r in csv.DictReader(fh)}
+    return {(r["stanza"], r["key"]): r for r in facts_tables.load(FACTS_DIR / "webseald-stanzas.csv")}
 
 
 def cipher_names() -> set[str]:
-    with open(FACTS_DIR / "qop-ciphers.csv", newline="", encoding="utf-8") as fh:
-        return {r["name"] for r in csv.DictReader(fh)}
+    return {r["name"] for r in facts_tables.load(FACTS_DIR / "qop-ciphers.csv")}
 
 
 def parse(text: str) -> tuple[list[tuple[int, str, str, str]], list[str]]:
