@@ -8,6 +8,9 @@
   fails the build). Its source column (and a ``source`` column of a table under ``snippets/``) shows each
   reference for a reader: a document id as the document's short title from facts/documents.csv (linked
   when it has a URL), a URL as a link, a project file as its path; a hint in parentheses follows.
+* ``{source}`ibm-was8-ssl-2013 (Configuring the IBMPKCS11Impl provider)``` cites a source in prose the way a
+  facts table's source column shows it (a document id from facts/documents.csv, a URL or a project file,
+  optionally with a hint); a source the rule rejects fails the build.
 * ``{value}`db2:total_log_space_gb``` inserts a value computed at build time: the part before the
   colon names the module ``zrunbook/<part>/values.py``, the part after a function in it that takes no
   arguments and returns the text to show. A missing module, function or error fails the build.
@@ -191,8 +194,27 @@ class ComputedValue(SphinxRole):
         return [nodes.inline(value, value, classes=["zr-computed"])], []
 
 
+class SourceRole(SphinxRole):
+    """A source cited in prose, checked by the same rule as a facts table's source column."""
+
+    def run(self):
+        from zrunbook import facts as facts_tables
+
+        problems = facts_tables.source_problems(self.text)
+        if problems:
+            where = f"{self.env.doc2path(self.env.docname, False)}:{self.lineno}"
+            message = f"{where}: source {self.text!r}: {'; '.join(problems)}"
+            logger.warning(message, type="facts")
+            self.env.zr_problems.setdefault(self.env.docname, []).append(message)
+            return [nodes.problematic(self.text, self.text)], []
+        self.env.note_dependency(str(Path(self.env.app.confdir) / "facts" / "documents.csv"))
+        para = source_cell(self.text, nodes.inline("", "", classes=["zr-source"]))
+        return [para], []
+
+
 def setup(app: Sphinx):
     app.add_directive("facts-table", FactsTable)
+    app.add_role("source", SourceRole())
     app.add_role("value", ComputedValue())
     # env_version: bump when the doctrees this extension makes change, so existing builds re-read the pages
     # (2: cells no longer lose characters at their break points; 3: source cells show documents, links, paths).
