@@ -2,7 +2,7 @@
 
 GSKit cannot be installed on the runbook's hosts, so the shell snippets that call it are read, not run:
 
-* ``validate(text)`` finds every gskcapicmd / gskcmd / sslstash command (continuation lines joined,
+* ``validate(text)`` finds every gskcapicmd / gskcmd / sslstash command (read by zrunbook/shell.py,
   pipes and ``;`` split off), expands the snippet's own ``NAME="${NAME:-default}"`` assignments, and
   checks the command against facts/ihs/gskit-commands.csv: the object and action exist, each
   option is allowed there, options that take a value have one (the study's line break after
@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import csv
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import shell
 
 FACTS = FACTS_ROOT / "ihs" / "gskit-commands.csv"
 TOOLS = ("gskcapicmd", "gskcmd", "sslstash")
 # GSKit's own program names for the command line IHS wraps as bin/gskcapicmd (WebSEAL calls them directly).
 ALIASES = {"gsk8capicmd_64": "gskcapicmd", "gsk8capicmd": "gskcapicmd"}
-STOP = {"|", "||", "&&", ";", "&", "then", ">", ">>", "<", "2>&1", ")"}
 ASSIGN = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)=(?:"\$\{\1:-(?P<default>[^}]*)\}"|(?P<plain>"[^"$]*"|[^\s$"]+))\s*$')
 VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -85,34 +84,11 @@ def expand(word: str, env: dict[str, str]) -> str:
 def commands(text: str, preset: dict[str, str] | None = None) -> list[Command]:
     env = defaults(text, preset)
     found: list[Command] = []
-    logical, start = "", 0
-    for number, line in enumerate(text.splitlines(), 1):
-        if not logical:
-            start = number
-        if line.rstrip().endswith("\\"):
-            logical += line.rstrip()[:-1] + " "
-            continue
-        logical += line
-        lex = shlex.shlex(logical, posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        lex.commenters = "#"
-        try:
-            tokens = list(lex)
-        except ValueError:
-            tokens = []
-        logical = ""
-        for i, tok in enumerate(tokens):
-            if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", tok):  # an assignment naming the program, not a call
-                continue
-            name = expand(tok, env).rsplit("/", 1)[-1]
-            name = ALIASES.get(name, name)
-            if name in TOOLS and (i == 0 or tokens[i - 1] in STOP | {"if", "!", "then", "do", "else"}):
-                raw = [tok]
-                for t in tokens[i + 1:]:
-                    if t in STOP or t.startswith((">", "2>")):
-                        break
-                    raw.append(t)
-                found.append(Command(start, name, raw, [expand(t, env) for t in raw[1:]]))
+    for cmd in shell.commands(text):
+        name = expand(cmd.words[0], env).rsplit("/", 1)[-1]
+        name = ALIASES.get(name, name)
+        if name in TOOLS:
+            found.append(Command(cmd.line, name, list(cmd.words), [expand(t, env) for t in cmd.args]))
     return found
 
 
