@@ -134,3 +134,8 @@ def validate(text: str, clear_secrets: bool = False) -> list[str]:
                 problems.append(f"line {no}: protocol@ssl.parameters without protocol@ssl.handler: "
                                 "no SSL protocol handler is started")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point."""
+    return validate(path.read_text(encoding="utf-8"))

@@ -323,3 +323,13 @@ def db_cfg(parsed: list[Command]) -> dict[str, dict[str, str]]:
         if cmd.name == "db-cfg":
             out.setdefault(cmd.target.upper(), {}).update(cmd.params)
     return out
+
+
+def study_version(path: Path) -> str:
+    """The Db2 version a file is written for: the 2013 study's files (``-2013``, ``-9.7`` in the name) 9.7."""
+    return "9.7" if "-2013" in path.name or "-9.7" in path.name else "current"
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: ``validate`` for the version the file's name says."""
+    return validate(path.read_text(encoding="utf-8"), study_version(path))

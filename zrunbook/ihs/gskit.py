@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
-from zrunbook import shell
+from zrunbook import SNIPPETS, shell
 
 FACTS = FACTS_ROOT / "ihs" / "gskit-commands.csv"
 TOOLS = ("gskcapicmd", "gskcmd", "sslstash")
@@ -275,3 +275,32 @@ def consistency(scripts: dict[str, str], conf: str, conf_name: str = "httpd.conf
     compare("kdb", "KeyFile", named.get("KeyFile", (0, None))[1], "key database")
     compare("stash", "SSLStashfile", named.get("SSLStashfile", (0, None))[1], "stash file")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: ``validate``, and a GSKit snippet must call GSKit."""
+    text = path.read_text(encoding="utf-8")
+    return validate(text) if commands(text) else [f"{path.name} calls no GSKit command"]
+
+
+def study_set() -> tuple[dict[str, str], str]:
+    """The 2013 study's GSKit steps (name -> text) and the httpd.conf they serve, as corrected in the runbook."""
+    snippets = SNIPPETS / "ihs"
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in sorted((snippets / "gskit").glob("*-2013.sh"))}
+    scripts["stash-token-pin.sh"] = (snippets / "gskit/stash-token-pin.sh").read_text(encoding="utf-8")
+    return scripts, (snippets / "httpd/httpd-ssl-2013.conf").read_text(encoding="utf-8")
+
+
+def study_consistency_problems(path: Path) -> list[str]:
+    """The checker registry's entry point for the 2013 set: the file in place of its twin in that set (a script
+    named like one of the steps replaces it, another script replaces the certificate step, a .conf replaces
+    httpd.conf), then ``consistency``."""
+    scripts, conf = study_set()
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".sh":
+        if path.name not in scripts:
+            scripts.pop("create-token-certificate-2013.sh")
+        scripts[path.name] = text
+    else:
+        conf = text
+    return consistency(scripts, conf)

@@ -8,6 +8,8 @@ the certificate the reader installed (the 2013 study's ``curl -k -v``). shellche
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from zrunbook import shell
 
 # curl's short options that take an argument: in "-ok" the k is the output file's name, not --insecure.
@@ -35,3 +37,8 @@ def problems(text: str) -> list[str]:
                 found.append(f"line {cmd.line}: {tool} {word} accepts any certificate: verify against the CA "
                              "instead (curl --cacert FILE)")
     return found
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point."""
+    return problems(path.read_text(encoding="utf-8"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook.db2 import clp
@@ -176,3 +177,8 @@ def validate(text: str, version: str) -> list[str]:
         return (int(m.group(1)) if m else 0, p)
 
     return sorted(set(problems), key=order)
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: the 2007 study's files (``-2007`` in the name) for DB2 8.2."""
+    return validate(path.read_text(encoding="utf-8"), "8.2" if "-2007" in path.name else "current")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import shell
@@ -202,3 +203,9 @@ def validate(text: str) -> list[str]:
     for cmd in commands(text):
         _check(cmd, facts, problems)
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: a snippet of this kind that calls no pdadmin command is a problem too."""
+    text = path.read_text(encoding="utf-8")
+    return validate(text) if commands(text) else ["no pdadmin command found"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import difflib
 import re
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 
@@ -116,3 +117,8 @@ def validate(text: str, clear_secrets: bool = False) -> list[str]:
         if (err := _kind_problem(fact["kind"], fact["values"], value, ciphers)) is not None:
             problems.append(f"line {no}: [{stanza}] {key} {err}")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: the runbook's own webseald.conf (no password in clear text)."""
+    return validate(path.read_text(encoding="utf-8"))
