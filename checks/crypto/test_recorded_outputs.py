@@ -14,11 +14,6 @@ def read(rel: str) -> str:
     return (SNIPPETS / rel).read_text(encoding="utf-8")
 
 
-@pytest.mark.snippet(values.LSZCRYPT, checker="recorded-on-ibm-z")
-def test_study_lszcrypt_hwtypes_match_the_card_types():
-    assert recorded.lszcrypt_problems(read(values.LSZCRYPT)) == []
-
-
 def test_recorded_checker_rejects_a_cex3c_with_the_cex2c_hwtype():
     """Negative case: hwtype 7 is a CEX2C; a CEX3C reports 9."""
     found = recorded.lszcrypt_problems((BAD / "lszcrypt-cex3c-as-hwtype-7.out").read_text(encoding="utf-8"))

@@ -25,13 +25,7 @@ def bad(name: str) -> str:
     return (BAD / name).read_text(encoding="utf-8")
 
 
-@pytest.mark.snippet("ctg/ctg-ssl-current.ini", "ctg/ctg-ssl-2015.ini", checker="format-validator")
-@pytest.mark.parametrize("rel", ["ctg/ctg-ssl-current.ini", "ctg/ctg-ssl-2015.ini"])
-def test_ctg_ini_sections_keys_continuations_and_ciphers_are_valid(rel):
-    assert ctg_ini.validate(read(rel)) == []
-
-
-@pytest.mark.snippet("ctg/ctg-ssl-current.ini", checker="format-validator")
+@pytest.mark.snippet("ctg/ctg-ssl-current.ini", checker="ctg-ini")
 def test_current_ctg_ini_uses_a_racf_key_ring_hardware_crypto_and_forward_secret_suites():
     e = ctg_ini.entries(read("ctg/ctg-ssl-current.ini"))
     assert e[("PRODUCT", "esmkeyring")] == "on"
@@ -66,11 +60,6 @@ def test_ctg_ini_validator_rejects_a_split_inside_a_parameter_a_clear_password_a
     assert "CTG8483W" in problems
 
 
-@pytest.mark.snippet("ctg/java-security-hwcrypto-zos.security", checker="java-security")
-def test_java_security_puts_ibmjcecca_first_with_jsse_and_a_software_fallback():
-    assert jvm.java_security_problems(read("ctg/java-security-hwcrypto-zos.security")) == []
-
-
 def test_java_security_check_rejects_the_study_two_provider_list():
     assert jvm.java_security_problems(bad("java-security-2015-two-providers.security")) == [
         "no software JCE provider (IBMJCE) after IBMJCECCA: algorithms IBMJCECCA does not implement "
@@ -83,7 +72,7 @@ def test_java_security_check_rejects_software_jce_before_ibmjcecca():
     assert problems
 
 
-@pytest.mark.snippet("ctg/ctgstart-stdenv.txt", checker="format-validator")
+@pytest.mark.snippet("ctg/ctgstart-stdenv.txt", checker="jvm-options")
 def test_jvm_options_carry_the_j_prefix_and_compressedrefs_is_flagged_ibm_specific():
     text = read("ctg/ctgstart-stdenv.txt")
     assert jvm.stdenv_problems(text) == []

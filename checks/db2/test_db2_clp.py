@@ -9,31 +9,12 @@ import pytest
 from zrunbook import facts as facts_tables
 from zrunbook.db2 import clp, values
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 BAD = Path(__file__).resolve().parent / "bad"
 
-CURRENT = ["db2/logs/set-log-params.clp", "db2/bufferpool/set-buffer-pool.clp",
-           "db2/tuning/autoconfigure-tradedb.clp", "db2/registry/set-registry-variables.sh"]
-STUDY = ["db2/logs/set-log-params-2013.sh", "db2/bufferpool/set-buffer-pool-2013.sh",
-         "db2/tuning/autoconfigure-tradedb-2013.sh", "db2/registry/set-registry-variables-2013.sh"]
 
 
 def problems(path: Path, version: str) -> list[str]:
     return clp.validate(path.read_text(encoding="utf-8"), version)
-
-
-def _each(rels):
-    return [pytest.param(r, marks=pytest.mark.snippet(r, checker="db2-clp"), id=r) for r in rels]
-
-
-@pytest.mark.parametrize("rel", _each(CURRENT))
-def test_current_db2_script_uses_known_keywords_within_range(rel):
-    assert problems(SNIPPETS / rel, "current") == []
-
-
-@pytest.mark.parametrize("rel", _each(STUDY))
-def test_2013_db2_script_is_valid_for_db2_9_7(rel):
-    assert problems(SNIPPETS / rel, "9.7") == []
 
 
 @pytest.mark.snippet("db2/logs/set-log-params.clp", "db2/logs/set-log-params-2013.sh", checker="db2-clp")

@@ -1,7 +1,8 @@
 """Every erratum with a checker: its bad form goes through that checker here and is rejected.
 
-The data is facts/errata/errata.csv, also rendered as the errata reference page. Static checkers run right
-here; host checkers run on the amd64 container host: udevadm verify, httpd -t with the IHS lint, SunPKCS11
+The data is facts/errata/errata.csv, also rendered as the errata reference page; its checker column names
+a checker of zrunbook/checkers.toml. Static checkers run right here, through the registry's validator;
+host checkers run on the amd64 container host: udevadm verify, httpd -t with the IHS lint, SunPKCS11
 (the WAS chapter's Pkcs11Check.java, one JVM for every .cfg row) and testinfra (the study's shell lines run,
 the resulting state asserted; a fresh container where they change it). Rows whose checker is ``review``
 correct prose no tool can run: they carry no bad form, and the page lists them as documented only.
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from zrunbook import facts as facts_tables
-from zrunbook.static.shellcheck import shellcheck
+from zrunbook import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = facts_tables.table("errata/errata")
@@ -32,94 +33,9 @@ def ids(rows):
     return [r["id"] for r in rows]
 
 
-def webseal_label_problems(wrapper: str, conf: str) -> list[str]:
-    """The token and certificate labels a WebSEAL certificate wrapper hands to the IHS chapter's script,
-    compared with the ones webseald.conf names (webseal-cert-keyfile-label, pkcs11-token-label)."""
-    from zrunbook.ihs import gskit
-    from zrunbook.webseal import stanza
-
-    exported = re.search(r"^export (.+)$", wrapper, re.M).group(1).split()
-    preset = {k: v for k, v in gskit.defaults(wrapper).items() if k in exported}
-    ihs = (ROOT / "snippets/ihs/gskit/create-token-certificate.sh").read_text(encoding="utf-8")
-    made = gskit.created({"create-token-certificate.sh": ihs}, preset=preset)
-    entries = stanza.entries(conf)
-    token, label = entries[("ssl", "webseal-cert-keyfile-label")][0].split(":")
-    problems = []
-    for what, created, named in (("token label", made["token"][0], token),
-                                 ("token label", made["token"][0], entries[("ssl", "pkcs11-token-label")][0]),
-                                 ("certificate label", made["label"][0], label)):
-        if created != named:
-            problems.append(f"{what}: the certificate step creates {created!r}, webseald.conf names {named!r}")
-    return problems
-
-
 def rejected_statically(row) -> list[str]:
-    path = ROOT / row["bad form"]
-    text = path.read_text(encoding="utf-8")
-    checker = row["checker"]
-    if checker == "shellcheck":
-        result = shellcheck(path)
-        return [result.stdout] if result.returncode else []
-    if checker == "insecure-tls lint":
-        from zrunbook.static import insecure_tls
-
-        return insecure_tls.problems(text)
-    if checker == "db2-clp" and row["bad form"].startswith("checks/webseal/"):
-        from zrunbook.webseal import ldap_db
-
-        return ldap_db.validate(text, "current")
-    if checker == "db2-clp":
-        from zrunbook.db2 import clp
-
-        return clp.validate(text, "9.7")
-    if checker == "java-security" and row["bad form"].startswith("checks/ctg/"):
-        from zrunbook.ctg import jvm
-
-        return jvm.java_security_problems(text)
-    if checker == "java-security":
-        from zrunbook.was import java_security
-
-        return java_security.problems(text)
-    if checker == "format-validator (webseald stanzas)":
-        from zrunbook.webseal import stanza
-
-        return stanza.validate(text)
-    if checker == "format-validator (webseal labels)":
-        conf = (ROOT / "snippets/webseal/conf/webseald-pkcs11-2007.conf").read_text(encoding="utf-8")
-        return webseal_label_problems(text, conf)
-    if checker == "format-validator (pdadmin)":
-        from zrunbook.webseal import pdadmin
-
-        return pdadmin.validate(text)
-    if checker == "format-validator (ctg.ini)":
-        from zrunbook.ctg import ctg_ini
-
-        return ctg_ini.validate(text)
-    if checker == "data-validator":
-        from zrunbook.results import study_data
-
-        return study_data.validate(path)
-    if checker == "recorded-on-ibm-z":
-        from zrunbook.crypto import recorded
-
-        return recorded.lszcrypt_problems(text)
-    if checker == "format-validator":
-        from zrunbook.ihs import gskit
-
-        found = gskit.validate(text) if path.suffix == ".sh" else []
-        if not found:  # a consistency mistake: the bad file in place of its good twin
-            snippets = ROOT / "snippets/ihs"
-            scripts = {p.name: p.read_text(encoding="utf-8") for p in (snippets / "gskit").glob("*-2013.sh")}
-            scripts["stash-token-pin.sh"] = (snippets / "gskit/stash-token-pin.sh").read_text(encoding="utf-8")
-            conf = (snippets / "httpd/httpd-ssl-2013.conf").read_text(encoding="utf-8")
-            if path.suffix == ".sh":
-                scripts.pop("create-token-certificate-2013.sh", None)
-                scripts[path.name] = text
-            else:
-                conf = text
-            found = gskit.consistency(scripts, conf)
-        return found
-    raise AssertionError(f"no static dispatch for checker {checker!r}")
+    """The row's bad form through its checker's validator, looked up in zrunbook/checkers.toml."""
+    return registry.problems(row["checker"], ROOT / row["bad form"])
 
 
 # --- host checkers -----------------------------------------------------------------------------------------
@@ -171,7 +87,7 @@ def old_opencryptoki_names_are_gone(host, row) -> bool:
 TESTINFRA = {"usermod-replaces-groups.sh": (usermod_keeps_no_other_group, True),
              "start-opencryptoki-2013-names.sh": (old_opencryptoki_names_are_gone, False)}
 
-STATIC = [r for r in CHECKED if r["checker"] not in {"udevadm-verify", "httpd-t", "sunpkcs11", "testinfra"}]
+STATIC = [r for r in CHECKED if r["checker"] in registry.static()]
 ON_HOST = [r for r in CHECKED if r["checker"] in {"udevadm-verify", "httpd-t", "sunpkcs11"}
            or (r["checker"] == "testinfra" and not TESTINFRA[Path(r["bad form"]).name][1])]
 ON_FRESH_HOST = [r for r in CHECKED if r["checker"] == "testinfra" and TESTINFRA[Path(r["bad form"]).name][1]]
@@ -190,6 +106,11 @@ def test_erratum_is_either_checked_with_a_bad_form_or_marked_for_review(row):
     else:
         assert row["bad form"], f"{row['id']}: a checker needs a bad form"
         assert row["negative test"], f"{row['id']}: a checker needs a negative test"
+
+
+@pytest.mark.parametrize("row", CHECKED, ids=ids(CHECKED))
+def test_erratum_names_a_checker_of_the_registry(row):
+    assert row["checker"] in registry.checkers(), f"{row['checker']!r} is not in zrunbook/checkers.toml"
 
 
 @pytest.mark.parametrize("row", STATIC, ids=ids(STATIC))
@@ -224,13 +145,7 @@ def test_state_changing_checker_rejects_the_studys_form(fresh_host, row):
     assert check(fresh_host, row), f"testinfra: {row['bad form']} did what the corrected form does"
 
 
-# --- the positive twins of the checks that live only here ---------------------------------------------------
-
-def test_webseal_label_check_passes_the_runbooks_certificate_step_and_webseald_conf():
-    wrapper = (ROOT / "snippets/webseal/token/create-webseal-certificate.sh").read_text(encoding="utf-8")
-    conf = (ROOT / "snippets/webseal/conf/webseald-pkcs11-current.conf").read_text(encoding="utf-8")
-    assert webseal_label_problems(wrapper, conf) == []
-
+# --- the positive twin of a rule only an erratum shows -------------------------------------------------------
 
 def test_db2_buffer_pool_rule_accepts_size_automatic_after_bp_resizeable_yes():
     from zrunbook.db2 import clp

@@ -16,7 +16,6 @@ from zrunbook.ihs.distro_paths import DISTROS, current_with_driver, driver_fragm
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 BAD = Path(__file__).parent / "bad"
-GSKIT = sorted(p.name for p in (SNIPPETS / "ihs/gskit").glob("*.sh"))
 
 CURRENT = ["create-key-database.sh", "create-token-certificate.sh", "list-token-certificates.sh",
            "stash-token-pin.sh"]
@@ -32,14 +31,6 @@ def conf(name):
     return (SNIPPETS / "ihs/httpd" / name).read_text(encoding="utf-8")
 
 
-@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
-@pytest.mark.parametrize("name", GSKIT)
-def test_gskit_snippet_uses_documented_commands_flags_and_environment_secrets(name):
-    text = (SNIPPETS / "ihs/gskit" / name).read_text(encoding="utf-8")
-    assert gskit.commands(text), f"{name} calls no GSKit command"
-    assert gskit.validate(text) == []
-
-
 def on_distro(distro):
     """The environment the current scripts run with on the distribution: the library they find there."""
     return {"PKCS11_LIB": gskit.library_candidates(scripts(CURRENT)["create-token-certificate.sh"])[distro]}
@@ -47,7 +38,8 @@ def on_distro(distro):
 
 @pytest.mark.snippet("ihs/gskit/create-key-database.sh", "ihs/gskit/create-token-certificate.sh",
                      "ihs/gskit/list-token-certificates.sh", "ihs/gskit/stash-token-pin.sh",
-                     "ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-*.conf", checker="format-validator")
+                     "ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-*.conf",
+                     checker="gskit-httpd-consistency")
 @pytest.mark.parametrize("distro", DISTROS)
 def test_current_httpd_conf_names_the_token_certificate_and_files_the_gskit_steps_create(distro):
     made = gskit.created(scripts(CURRENT), on_distro(distro))
@@ -56,7 +48,7 @@ def test_current_httpd_conf_names_the_token_certificate_and_files_the_gskit_step
     assert gskit.consistency(scripts(CURRENT), current_with_driver(distro), name, on_distro(distro)) == []
 
 
-@pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="format-validator")
+@pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="gskit-httpd-consistency")
 def test_consistency_check_reports_an_ubuntu_debian_driver_naming_the_rhel_library():
     wrong = driver_fragment("ubuntu-debian").replace(library("ubuntu-debian"), library("rhel-sles"))
     problems = gskit.consistency(scripts(CURRENT), current_with_driver("ubuntu-debian", wrong), "httpd.conf",
@@ -69,12 +61,13 @@ def test_consistency_check_reports_an_ubuntu_debian_driver_naming_the_rhel_libra
 
 @pytest.mark.snippet("ihs/gskit/create-key-database-2013.sh", "ihs/gskit/create-token-certificate-2013.sh",
                      "ihs/gskit/list-token-certificates-2013.sh", "ihs/gskit/stash-token-pin.sh",
-                     "ihs/httpd/httpd-ssl-2013.conf", checker="format-validator")
+                     "ihs/httpd/httpd-ssl-2013.conf", checker="gskit-httpd-consistency")
 def test_corrected_2013_httpd_conf_names_the_token_certificate_and_files_the_gskit_steps_create():
-    assert gskit.consistency(scripts(STUDY), conf("httpd-ssl-2013.conf")) == []
+    assert gskit.study_set() == (scripts(STUDY), conf("httpd-ssl-2013.conf"))
+    assert gskit.consistency(*gskit.study_set()) == []
 
 
-@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
+@pytest.mark.snippet("ihs/gskit/*.sh", checker="gskit-cmd")
 def test_validator_rejects_the_studys_gskcmd_line_broken_after_label():
     problems = gskit.validate((BAD / "gskcmd-label-split-across-lines-2013.sh").read_text())
     assert any("-label needs a value" in p for p in problems), problems
@@ -82,13 +75,13 @@ def test_validator_rejects_the_studys_gskcmd_line_broken_after_label():
     assert any("name a key store with -db or -crypto" in p for p in problems), problems
 
 
-@pytest.mark.snippet("ihs/gskit/*.sh", checker="format-validator")
+@pytest.mark.snippet("ihs/gskit/*.sh", checker="gskit-cmd")
 def test_validator_rejects_the_studys_key_database_password_on_the_command_line():
     problems = gskit.validate((BAD / "gskcmd-literal-kdb-password-2013.sh").read_text())
     assert problems == ["line 5: gskcmd -keydb -create: -pw must come from an environment variable, not '1234'"]
 
 
-@pytest.mark.snippet("ihs/httpd/httpd-ssl-2013.conf", checker="format-validator")
+@pytest.mark.snippet("ihs/httpd/httpd-ssl-2013.conf", checker="gskit-httpd-consistency")
 def test_consistency_check_reports_the_studys_certificate_cn_that_differs_from_servername():
     bad = scripts(["create-key-database-2013.sh", "stash-token-pin.sh"])
     bad["cn.sh"] = (BAD / "create-token-certificate-cn-washnode1-2013.sh").read_text()
@@ -100,7 +93,7 @@ def test_consistency_check_reports_the_studys_certificate_cn_that_differs_from_s
     assert "'wasnode1.net'" in problems[0]
 
 
-@pytest.mark.snippet("ihs/gskit/create-token-certificate-2013.sh", checker="format-validator")
+@pytest.mark.snippet("ihs/gskit/create-token-certificate-2013.sh", checker="gskit-httpd-consistency")
 def test_consistency_check_reports_the_slides_certificate_label_that_was_never_created():
     slides = (BAD / "httpd-ssl-2013-slides-cert-label.conf").read_text()
     problems = gskit.consistency(scripts(STUDY), slides)

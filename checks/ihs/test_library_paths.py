@@ -20,7 +20,6 @@ import pytest
 
 from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
 from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
-from zrunbook.ihs import gskit
 from zrunbook.ihs.distro_paths import (
     DISTROS,
     SNIPPETS,
@@ -44,13 +43,7 @@ def text(rel):
     return (SNIPPETS / rel).read_text(encoding="utf-8")
 
 
-@pytest.mark.snippet(*FINDERS, *FILES, checker="format-validator")
-@pytest.mark.parametrize("finder", FINDERS)
-def test_script_looks_for_the_library_each_distributions_files_name(finder):
-    assert gskit.library_candidates(text(finder)) == {d: library(d) for d in DISTROS}
-
-
-@pytest.mark.snippet(*FILES, checker="format-validator")
+@pytest.mark.snippet(*FILES, checker="pkcs11-library-paths")
 @pytest.mark.parametrize("distro", DISTROS)
 def test_openssl_and_was_token_configurations_name_the_library_the_ihs_driver_names(distro):
     assert module_path(openssl_config(distro)) == library(distro)
@@ -58,13 +51,14 @@ def test_openssl_and_was_token_configurations_name_the_library_the_ihs_driver_na
     assert was == library(distro)
 
 
-@pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-*.conf", checker="format-validator")
+@pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-*.conf",
+                     checker="pkcs11-library-paths")
 @pytest.mark.parametrize("distro", DISTROS)
 def test_ihs_driver_says_to_save_it_where_the_current_configuration_includes_it(distro):
     assert f"Save as /opt/IBM/HTTPServer/{included(current_conf())}:" in driver_fragment(distro)
 
 
-@pytest.mark.snippet("ihs/apache/openssl-pkcs11-provider-*.conf", checker="format-validator")
+@pytest.mark.snippet("ihs/apache/openssl-pkcs11-provider-*.conf", checker="pkcs11-library-paths")
 def test_the_two_openssl_configurations_differ_only_in_the_library_path():
     def settings(distro):
         return [line for line in openssl_config(distro).splitlines() if line.strip() and not line.startswith("#")]
@@ -78,7 +72,7 @@ def test_the_two_openssl_configurations_differ_only_in_the_library_path():
 DEBIAN_FORM = re.compile(r"/usr/lib/[^/\s\"']+/pkcs11/libopencryptoki\.so")
 
 
-@pytest.mark.snippet(*FINDERS, *FILES, checker="format-validator")
+@pytest.mark.snippet(*FINDERS, *FILES, checker="pkcs11-library-paths")
 def test_no_snippet_or_page_names_another_ubuntu_debian_library_path():
     """The Ubuntu/Debian soname path (.../opencryptoki/libopencryptoki.so.0) once stood in one chapter."""
     named = []

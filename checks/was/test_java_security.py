@@ -22,12 +22,6 @@ WHY = {
 }
 
 
-@pytest.mark.parametrize("rel", [CURRENT, STUDY])
-@pytest.mark.snippet(CURRENT, STUDY, checker="java-security")
-def test_provider_list_puts_the_pkcs11_provider_first_with_its_path(rel):
-    assert java_security.problems((SNIPPETS / rel).read_text()) == []
-
-
 @pytest.mark.snippet(CURRENT, "was/pkcs11/ica-token-*.cfg", checker="java-security")
 def test_provider_list_names_the_path_the_token_config_is_installed_as():
     path = java_security.pkcs11_config_path((SNIPPETS / CURRENT).read_text())

@@ -9,9 +9,11 @@ pages state are computed from these files by ``zrunbook/crypto/values.py``.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
+from zrunbook.db2 import lsdasd
 
 FACTS = FACTS_ROOT / "crypto" / "ap-hwtypes.csv"
 LSZCRYPT_2013 = re.compile(
@@ -60,3 +62,19 @@ def parse_icastats(text: str) -> dict[str, tuple[int, int]]:
     if not rows:
         raise ValueError("no icastats rows (function | hardware | software)")
     return rows
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: the parser the file's name calls for (lszcrypt, icastats, lsdasd)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.name.startswith("lszcrypt"):
+            return lszcrypt_problems(text)
+        if path.name.startswith("icastats"):
+            parse_icastats(text)
+            return []
+        if path.name.startswith("lsdasd"):
+            return lsdasd.problems(lsdasd.parse(text))
+    except (ValueError, IndexError) as exc:
+        return [f"{path.name}: {exc}"]
+    return [f"{path.name}: no parser for this recorded output (lszcrypt*, icastats*, lsdasd*)"]

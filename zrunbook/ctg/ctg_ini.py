@@ -20,9 +20,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
+from zrunbook import shell
 
 HERE = FACTS_ROOT / "ctg"
 WAS_CIPHERS = FACTS_ROOT / "was" / "cipher-suites.csv"
@@ -33,22 +35,15 @@ def cipher_names() -> set[str]:
 
 
 def logical_lines(text: str) -> tuple[list[tuple[int, str]], list[str]]:
-    out, problems, buf, start = [], [], "", 0
-    for no, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not buf:
-            start = no
-        if stripped.endswith("\\"):
-            body = stripped[:-1].rstrip()
+    """Lines joined at a trailing backslash, without blanks; problems where a line is split not after ';'."""
+    out, problems = [], []
+    for line in shell.logical_lines(text, joiner="", strip=True):
+        for no, body in line.breaks:
             if not body.endswith(";"):
                 problems.append(f"line {no}: a line may be split only after a ';' (here before {body[-20:]!r})")
-            buf += body
-            continue
-        out.append((start, buf + stripped))
-        buf = ""
-    if buf:
-        problems.append(f"line {start}: the last line ends with '\\' but nothing follows")
-        out.append((start, buf))
+        if line.unfinished:
+            problems.append(f"line {line.line}: the last line ends with '\\' but nothing follows")
+        out.append((line.line, line.text))
     return out, problems
 
 
@@ -134,3 +129,8 @@ def validate(text: str, clear_secrets: bool = False) -> list[str]:
                 problems.append(f"line {no}: protocol@ssl.parameters without protocol@ssl.handler: "
                                 "no SSL protocol handler is started")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point."""
+    return validate(path.read_text(encoding="utf-8"))

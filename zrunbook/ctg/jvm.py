@@ -13,6 +13,7 @@ JCE provider follows it for the algorithms IBMJCECCA does not implement.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import javaproperties
 
@@ -84,3 +85,13 @@ def java_security_problems(text: str) -> list[str]:
     if not any(c in JSSE for c in order):
         problems.append("no IBMJSSEProvider2: the Gateway's SSL handler has no JSSE provider")
     return problems
+
+
+def java_security_file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point for the z/OS java.security provider list."""
+    return java_security_problems(path.read_text(encoding="utf-8"))
+
+
+def stdenv_file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point for the STDENV JVM options."""
+    return stdenv_problems(path.read_text(encoding="utf-8"))

@@ -23,12 +23,12 @@ The module is importable on its own: the WebSEAL chapter reuses it for its LDAP 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
+from zrunbook import shell
 
 FACTS = FACTS_ROOT / "db2" / "clp-keywords.csv"
 VERSIONS = ("9.7", "current")
@@ -71,30 +71,13 @@ def load_facts(version: str, path: Path = FACTS) -> dict[tuple[str, str], Fact]:
 
 # --- splitting text into commands --------------------------------------------------------------------
 
-def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """Lines joined at a trailing backslash, with the number of each logical line's first line."""
-    out: list[tuple[int, str]] = []
-    buf, start = "", 0
-    for no, line in enumerate(text.splitlines(), 1):
-        if not buf:
-            start = no
-        if line.rstrip().endswith("\\"):
-            buf += line.rstrip()[:-1] + " "
-            continue
-        out.append((start, buf + line))
-        buf = ""
-    if buf:
-        out.append((start, buf))
-    return out
-
-
 def _clp_statements(text: str) -> tuple[list[tuple[int, str]], list[str]]:
     problems: list[str] = []
     lines = [(no, re.sub(r"--.*$", "", line)) for no, line in enumerate(text.splitlines(), 1)]
     terminated = any(line.rstrip().endswith(";") for _, line in lines)
     if not terminated:  # db2 -vf: one statement per line, backslash continues
         body = "\n".join(line for _, line in lines)
-        return [(no, s.strip()) for no, s in _logical_lines(body) if s.strip()], problems
+        return [(line.line, line.text.strip()) for line in shell.logical_lines(body) if line.text.strip()], problems
     statements, buf, start = [], "", 0
     for no, line in lines:
         if not line.strip():
@@ -120,27 +103,14 @@ def _continuation_words(facts) -> set[str]:
 
 def _shell_commands(text: str, facts) -> tuple[list[tuple[int, str, str]], list[str]]:
     """(line, tool, command text) for every db2/db2set call; problems for lines that look split."""
-    problems: list[str] = []
+    script = shell.parse(text)
+    problems = [f"line {u.line}: cannot be parsed as shell ({u.error})" for u in script.unparsable]
     found: list[tuple[int, str, str]] = []
     words = _continuation_words(facts)
-    for no, line in _logical_lines(text):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        try:
-            lexer = shlex.shlex(stripped, posix=True, punctuation_chars=True)
-            lexer.whitespace_split, lexer.commenters = True, "#"
-            argv = list(lexer)
-        except ValueError as exc:
-            problems.append(f"line {no}: cannot be parsed as shell ({exc})")
-            continue
-        cut = next((i for i, a in enumerate(argv) if a and set(a) <= set("|&;<>()")), len(argv))
-        argv = argv[:cut]  # the first simple command of the line
-        if not argv:
-            continue
-        tool = argv[0]
+    for cmd in script.commands:
+        no, tool = cmd.line, cmd.words[0]
         if tool == "db2":
-            args = argv[1:]
+            args = cmd.args
             while args and re.fullmatch(r"[-+][a-zA-Z]+", args[0]):
                 args = args[1:]
             if not args:
@@ -148,11 +118,15 @@ def _shell_commands(text: str, facts) -> tuple[list[tuple[int, str, str]], list[
                 continue
             found.append((no, "db2", " ".join(args)))
         elif tool == "db2set":
-            found.append((no, "db2set", " ".join(argv[1:])))
+            found.append((no, "db2set", " ".join(cmd.args)))
         elif tool.lower() in words:
-            problems.append(f"line {no}: {stripped!r} continues the command above, but that line does not end "
+            problems.append(f"line {no}: {cmd.text!r} continues the command above, but that line does not end "
                             "with '\\' (the shell runs it as a command of its own)")
-    return found, problems
+    return found, sorted(problems, key=_line_number)
+
+
+def _line_number(problem: str) -> int:
+    return int(re.match(r"line (\d+)", problem).group(1))
 
 
 # --- parsing one command ------------------------------------------------------------------------------
@@ -348,3 +322,13 @@ def db_cfg(parsed: list[Command]) -> dict[str, dict[str, str]]:
         if cmd.name == "db-cfg":
             out.setdefault(cmd.target.upper(), {}).update(cmd.params)
     return out
+
+
+def study_version(path: Path) -> str:
+    """The Db2 version a file is written for: the 2013 study's files (``-2013``, ``-9.7`` in the name) 9.7."""
+    return "9.7" if "-2013" in path.name or "-9.7" in path.name else "current"
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: ``validate`` for the version the file's name says."""
+    return validate(path.read_text(encoding="utf-8"), study_version(path))

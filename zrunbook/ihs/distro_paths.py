@@ -14,6 +14,7 @@ per distribution (``rhel-sles``, ``ubuntu-debian``): the IHS fragment with the S
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from zrunbook import SNIPPETS
 
@@ -73,3 +74,25 @@ def current_with_driver(distro: str, fragment: str | None = None) -> str:
     """httpd-ssl-current.conf as IHS reads it on the distribution: the Include line replaced by the fragment."""
     text = current_conf()
     return INCLUDE.sub(lambda _: (fragment or driver_fragment(distro)).rstrip("\n"), text)
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: a file that names openCryptoki's library names the one the
+    distribution's IHS fragment names; a script that looks for it looks for exactly each distribution's."""
+    from zrunbook.ihs import gskit
+
+    text = path.read_text(encoding="utf-8")
+    wanted = {d: library(d) for d in DISTROS}
+    if path.suffix == ".sh":
+        found = gskit.library_candidates(text)
+        return [] if found == wanted else [f"{path.name} looks for {found}, the IHS fragments name {wanted}"]
+    distro = next((d for d in DISTROS if path.stem.endswith(d)), None)
+    if distro is None:
+        return [f"{path.name}: no distribution ({', '.join(DISTROS)}) at the end of its name"]
+    try:
+        named = module_path(text) if "openssl" in path.name else _value(r"^SSLPKCSDriver\s+(\S+)\s*$", text)
+    except AssertionError as exc:
+        return [f"{path.name}: {exc}"]
+    if named != wanted[distro]:
+        return [f"{path.name} names {named!r}, the {distro} IHS fragment {wanted[distro]!r}"]
+    return []

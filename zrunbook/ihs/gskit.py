@@ -2,7 +2,7 @@
 
 GSKit cannot be installed on the runbook's hosts, so the shell snippets that call it are read, not run:
 
-* ``validate(text)`` finds every gskcapicmd / gskcmd / sslstash command (continuation lines joined,
+* ``validate(text)`` finds every gskcapicmd / gskcmd / sslstash command (read by zrunbook/shell.py,
   pipes and ``;`` split off), expands the snippet's own ``NAME="${NAME:-default}"`` assignments, and
   checks the command against facts/ihs/gskit-commands.csv: the object and action exist, each
   option is allowed there, options that take a value have one (the study's line break after
@@ -21,18 +21,17 @@ Both return a list of problems (empty when the files are fine), each naming the 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import SNIPPETS, shell
 from zrunbook import facts as facts_tables
 
 FACTS = FACTS_ROOT / "ihs" / "gskit-commands.csv"
 TOOLS = ("gskcapicmd", "gskcmd", "sslstash")
 # GSKit's own program names for the command line IHS wraps as bin/gskcapicmd (WebSEAL calls them directly).
 ALIASES = {"gsk8capicmd_64": "gskcapicmd", "gsk8capicmd": "gskcapicmd"}
-STOP = {"|", "||", "&&", ";", "&", "then", ">", ">>", "<", "2>&1", ")"}
 ASSIGN = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)=(?:"\$\{\1:-(?P<default>[^}]*)\}"|(?P<plain>"[^"$]*"|[^\s$"]+))\s*$')
 VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -84,34 +83,11 @@ def expand(word: str, env: dict[str, str]) -> str:
 def commands(text: str, preset: dict[str, str] | None = None) -> list[Command]:
     env = defaults(text, preset)
     found: list[Command] = []
-    logical, start = "", 0
-    for number, line in enumerate(text.splitlines(), 1):
-        if not logical:
-            start = number
-        if line.rstrip().endswith("\\"):
-            logical += line.rstrip()[:-1] + " "
-            continue
-        logical += line
-        lex = shlex.shlex(logical, posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        lex.commenters = "#"
-        try:
-            tokens = list(lex)
-        except ValueError:
-            tokens = []
-        logical = ""
-        for i, tok in enumerate(tokens):
-            if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", tok):  # an assignment naming the program, not a call
-                continue
-            name = expand(tok, env).rsplit("/", 1)[-1]
-            name = ALIASES.get(name, name)
-            if name in TOOLS and (i == 0 or tokens[i - 1] in STOP | {"if", "!", "then", "do", "else"}):
-                raw = [tok]
-                for t in tokens[i + 1:]:
-                    if t in STOP or t.startswith((">", "2>")):
-                        break
-                    raw.append(t)
-                found.append(Command(start, name, raw, [expand(t, env) for t in raw[1:]]))
+    for cmd in shell.commands(text):
+        name = expand(cmd.words[0], env).rsplit("/", 1)[-1]
+        name = ALIASES.get(name, name)
+        if name in TOOLS:
+            found.append(Command(cmd.line, name, list(cmd.words), [expand(t, env) for t in cmd.args]))
     return found
 
 
@@ -298,3 +274,32 @@ def consistency(scripts: dict[str, str], conf: str, conf_name: str = "httpd.conf
     compare("kdb", "KeyFile", named.get("KeyFile", (0, None))[1], "key database")
     compare("stash", "SSLStashfile", named.get("SSLStashfile", (0, None))[1], "stash file")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: ``validate``, and a GSKit snippet must call GSKit."""
+    text = path.read_text(encoding="utf-8")
+    return validate(text) if commands(text) else [f"{path.name} calls no GSKit command"]
+
+
+def study_set() -> tuple[dict[str, str], str]:
+    """The 2013 study's GSKit steps (name -> text) and the httpd.conf they serve, as corrected in the runbook."""
+    snippets = SNIPPETS / "ihs"
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in sorted((snippets / "gskit").glob("*-2013.sh"))}
+    scripts["stash-token-pin.sh"] = (snippets / "gskit/stash-token-pin.sh").read_text(encoding="utf-8")
+    return scripts, (snippets / "httpd/httpd-ssl-2013.conf").read_text(encoding="utf-8")
+
+
+def study_consistency_problems(path: Path) -> list[str]:
+    """The checker registry's entry point for the 2013 set: the file in place of its twin in that set (a script
+    named like one of the steps replaces it, another script replaces the certificate step, a .conf replaces
+    httpd.conf), then ``consistency``."""
+    scripts, conf = study_set()
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".sh":
+        if path.name not in scripts:
+            scripts.pop("create-token-certificate-2013.sh")
+        scripts[path.name] = text
+    else:
+        conf = text
+    return consistency(scripts, conf)

@@ -15,6 +15,7 @@ import io
 import re
 import statistics
 from collections import defaultdict
+from pathlib import Path
 
 RUNS_COLUMNS = ["run", "setup", "test", "key", "payload", "cipher", "count", "wall_seconds", "server_cpu_seconds",
                 "per_cpu_second", "unit", "bound", "bound_unit"]
@@ -158,3 +159,12 @@ def _console(console: str, srows: list[dict]) -> list[str]:
         if got != (r["setup"], r["test"], r["key"], r["payload"]) or median != r["median"]:
             problems.append(f"console: {line!r} does not match summary row {r}")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: any file of a full measurement checks its whole folder (three runs
+    at least, the console output when the folder holds it)."""
+    folder = path.parent
+    texts = [(folder / f).read_text(encoding="utf-8") for f in ("machine.csv", "runs.csv", "summary.csv")]
+    console = folder / "measure-tls.out"
+    return validate_dir(*texts, console.read_text(encoding="utf-8") if console.exists() else None, min_runs=3)

@@ -250,3 +250,8 @@ def validate(path: Path) -> list[str]:
     if "clients" in fields:
         return _cics_file(path, fields, rows)
     return _statement_file(path, fields, rows)
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point."""
+    return validate(path)

@@ -8,30 +8,13 @@ the certificate the reader installed (the 2013 study's ``curl -k -v``). shellche
 
 from __future__ import annotations
 
-import re
-import shlex
+from pathlib import Path
+
+from zrunbook import shell
 
 # curl's short options that take an argument: in "-ok" the k is the output file's name, not --insecure.
 CURL_SHORT_WITH_ARGUMENT = set("AbcCdDeEFHKmoPQrtTuUwxXyYz")
 INSECURE = {"curl": {"-k", "--insecure", "--proxy-insecure"}, "wget": {"--no-check-certificate"}}
-SEPARATORS = {";", "&", "&&", "|", "||", "(", ")", ");", "$(", "`"}
-# Words after which the next word is still in command position.
-PREFIXES = {"if", "then", "else", "elif", "do", "while", "until", "!", "time", "exec", "command", "sudo", "env"}
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _logical_lines(text: str):
-    buf, start = "", 0
-    for no, line in enumerate(text.splitlines(), 1):
-        if not buf:
-            start = no
-        if line.endswith("\\"):
-            buf += line[:-1] + " "
-            continue
-        yield start, buf + line
-        buf = ""
-    if buf:
-        yield start, buf
 
 
 def _curl_cluster_has_k(word: str) -> bool:
@@ -47,25 +30,15 @@ def _curl_cluster_has_k(word: str) -> bool:
 
 def problems(text: str) -> list[str]:
     found: list[str] = []
-    for no, line in _logical_lines(text):
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-        lexer.whitespace_split, lexer.commenters = True, "#"
-        try:
-            words = list(lexer)
-        except ValueError:
-            continue  # shellcheck reports unparsable lines
-        tool, command_position = None, True
-        for word in words:
-            if word in SEPARATORS or set(word) <= set(";&|()"):
-                tool, command_position = None, True
-                continue
-            if command_position:
-                if word in PREFIXES or ASSIGNMENT.match(word):
-                    continue  # "out=$(" or "sudo": the command is still to come
-                name = word.rsplit("/", 1)[-1]
-                tool, command_position = (name if name in INSECURE else None), False
-                continue
-            if tool and (word in INSECURE[tool] or (tool == "curl" and _curl_cluster_has_k(word))):
-                found.append(f"line {no}: {tool} {word} accepts any certificate: verify against the CA instead "
-                             "(curl --cacert FILE)")
+    for cmd in shell.commands(text):  # a line the lexer cannot read is shellcheck's to report
+        tool = cmd.name
+        for word in cmd.args if tool in INSECURE else ():
+            if word in INSECURE[tool] or (tool == "curl" and _curl_cluster_has_k(word)):
+                found.append(f"line {cmd.line}: {tool} {word} accepts any certificate: verify against the CA "
+                             "instead (curl --cacert FILE)")
     return found
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point."""
+    return problems(path.read_text(encoding="utf-8"))

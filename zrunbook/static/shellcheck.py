@@ -23,3 +23,9 @@ def shellcheck(path: Path) -> subprocess.CompletedProcess:
         [shellcheck_binary(), "--severity=style", "--shell=bash", "--external-sources",
          "--format=gcc", path.name],
         cwd=path.parent, capture_output=True, text=True)
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: shellcheck's findings, [] when it accepts the file."""
+    result = shellcheck(path)
+    return [result.stdout + result.stderr or f"shellcheck exited {result.returncode}"] if result.returncode else []

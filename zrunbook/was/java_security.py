@@ -10,6 +10,7 @@ empty value, which Java then ignores: reported as such.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import javaproperties
 
@@ -58,3 +59,8 @@ def problems(text: str) -> list[str]:
     if not any(v.split()[:1] and v.split()[0] in PKCS11 for _k, v in entries):
         found.append("no PKCS#11 provider (IBMPKCS11Impl) in the list")
     return found
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point."""
+    return problems(path.read_text(encoding="utf-8"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
@@ -175,3 +176,8 @@ def validate(text: str, version: str) -> list[str]:
         return (int(m.group(1)) if m else 0, p)
 
     return sorted(set(problems), key=order)
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: the 2007 study's files (``-2007`` in the name) for DB2 8.2."""
+    return validate(path.read_text(encoding="utf-8"), "8.2" if "-2007" in path.name else "current")

@@ -17,11 +17,12 @@ with ``/``; ACL entries (group/user NAME PERMS, any-other/unauthenticated PERMS)
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
+from zrunbook import shell
 from zrunbook.ihs.gskit import defaults, expand
 
 FACTS = FACTS_ROOT / "webseal" / "pdadmin-commands.csv"
@@ -45,37 +46,34 @@ def load_facts() -> dict[str, dict[str, dict[str, str]]]:
 
 def _split(line: str) -> list[str]:
     try:
-        return shlex.split(line, comments=True)
+        return shell.words(line)
     except ValueError:
         return line.split()
 
 
 def commands(text: str) -> list[Command]:
     env = defaults(text)
-    lines = text.splitlines()
     found: list[Command] = []
+    # pdadmin [-a ID] [-p PASSWORD] [-d DOMAIN] [command ...], anywhere in a pipeline
+    for cmd in shell.commands(text):
+        if cmd.name != "pdadmin":
+            continue
+        rest, login = cmd.args, []
+        while rest and rest[0] in ("-a", "-p", "-d") and len(rest) > 1:
+            login += rest[:2]
+            rest = rest[2:]
+        if login:
+            found.append(Command(cmd.line, ["login"] + [expand(t, env) for t in login], ["login"] + login))
+        if rest:
+            found.append(Command(cmd.line, [expand(t, env) for t in rest], rest))
+    lines = text.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
-        words = _split(line)
-        # pdadmin [-a ID] [-p PASSWORD] [-d DOMAIN] [command ...], anywhere in a pipeline
-        at = next((k for k, t in enumerate(words) if t == "pdadmin"
-                   and (k == 0 or words[k - 1] in ("|", "||", "&&", ";", "then", "do"))), None)
-        if at is not None:
-            rest = words[at + 1:]
-            rest = rest[:next((k for k, t in enumerate(rest) if t in ("|", "||", "&&", ";")), len(rest))]
-            login: list[str] = []
-            while rest and rest[0] in ("-a", "-p", "-d") and len(rest) > 1:
-                login += rest[:2]
-                rest = rest[2:]
-            if login:
-                found.append(Command(i + 1, ["login"] + [expand(t, env) for t in login], ["login"] + login))
-            if rest and not rest[0].startswith("<<"):
-                found.append(Command(i + 1, [expand(t, env) for t in rest], rest))
         if (m := LOGIN_PRINTF.search(line)) and "pdadmin" in line:
             raw = m.group(1).replace("%s", "$PDADMIN_PASSWORD").split()
             found.append(Command(i + 1, [expand(t, env) for t in raw], raw))
-        if (m := HEREDOC.search(line)) and "pdadmin" in line:
+        if (m := HEREDOC.search(line)) and "pdadmin" in line:  # the document's lines are pdadmin commands
             end = m.group(1)
             i += 1
             while i < len(lines) and lines[i].strip() != end:
@@ -84,7 +82,7 @@ def commands(text: str) -> list[Command]:
                     found.append(Command(i + 1, [expand(t, env) for t in raw], raw))
                 i += 1
         i += 1
-    return found
+    return sorted(found, key=lambda c: c.line)
 
 
 def _secret_from_env(raw: str) -> bool:
@@ -204,3 +202,9 @@ def validate(text: str) -> list[str]:
     for cmd in commands(text):
         _check(cmd, facts, problems)
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: a snippet of this kind that calls no pdadmin command is a problem too."""
+    text = path.read_text(encoding="utf-8")
+    return validate(text) if commands(text) else ["no pdadmin command found"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
@@ -114,3 +115,8 @@ def validate(text: str, clear_secrets: bool = False) -> list[str]:
         if (err := _kind_problem(fact["kind"], fact["values"], value, ciphers)) is not None:
             problems.append(f"line {no}: [{stanza}] {key} {err}")
     return problems
+
+
+def file_problems(path: Path) -> list[str]:
+    """The checker registry's entry point: the runbook's own webseald.conf (no password in clear text)."""
+    return validate(path.read_text(encoding="utf-8"))

@@ -1,0 +1,80 @@
+"""Every static checker of zrunbook/checkers.toml over every snippet its ``files`` match, and over every negative
+case its ``bad`` globs match (the Kubernetes examples_test.go pattern): a new snippet of a known kind needs no
+new test. The registry itself must reject an entry it cannot honour, naming the checker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zrunbook import ROOT, SNIPPETS, registry
+
+CHECKS = ROOT / "checks"
+
+
+@pytest.mark.parametrize(("checker", "rel"), [
+    pytest.param(name, rel, marks=pytest.mark.snippet(rel, checker=name), id=f"{name}:{rel}")
+    for name, rel in registry.cases()])
+def test_static_checker_accepts_the_snippet(checker, rel):
+    assert registry.problems(checker, SNIPPETS / rel) == []
+
+
+@pytest.mark.parametrize(("checker", "rel"), [pytest.param(name, rel, id=f"{name}:{rel}")
+                                              for name, rel in registry.bad_cases()])
+def test_static_checker_rejects_its_negative_case(checker, rel):
+    assert registry.problems(checker, CHECKS / rel), f"{checker} accepted checks/{rel}"
+
+
+# --- the registry rejects what it cannot honour ------------------------------------------------------------
+
+GOOD = """
+[shellcheck]
+kind = "static"
+what = "shellcheck"
+validator = "zrunbook.static.shellcheck:file_problems"
+files = ["**/*.sh"]
+bad = ["static/bad/*.sh"]
+"""
+
+
+def load(tmp_path: Path, text: str) -> dict:
+    path = tmp_path / "checkers.toml"
+    path.write_text(text, encoding="utf-8")
+    return registry.load(path)
+
+
+def test_registry_accepts_a_well_formed_entry(tmp_path):
+    assert list(load(tmp_path, GOOD)) == ["shellcheck"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('what = "shellcheck"', 'what = "shellcheck"\nseverity = "style"'),
+     "checker 'shellcheck': unknown key(s) severity"),
+    (('files = ["**/*.sh"]', 'files = ["nowhere/*.sh"]'),
+     "checker 'shellcheck': files glob 'nowhere/*.sh' matches no file under snippets/"),
+    (('bad = ["static/bad/*.sh"]', 'bad = ["static/bad/*.nothing"]'),
+     "checker 'shellcheck': bad glob 'static/bad/*.nothing' matches no file under checks/"),
+    (("zrunbook.static.shellcheck:file_problems", "zrunbook.static.no_such_module:file_problems"),
+     "checker 'shellcheck': validator 'zrunbook.static.no_such_module:file_problems' does not import"),
+    (("zrunbook.static.shellcheck:file_problems", "zrunbook.static.shellcheck:no_such_function"),
+     "checker 'shellcheck': validator 'zrunbook.static.shellcheck:no_such_function' does not import"),
+    (('validator = "zrunbook.static.shellcheck:file_problems"\n', ""),
+     "checker 'shellcheck': missing key(s) validator"),
+    (('kind = "static"', 'kind = "dynamic"'), "checker 'shellcheck': kind must be one of static, host"),
+])
+def test_registry_rejects_a_wrong_entry_naming_the_checker(tmp_path, change, message):
+    with pytest.raises(registry.RegistryError) as info:
+        load(tmp_path, GOOD.replace(*change))
+    assert message in str(info.value)
+
+
+def test_registry_rejects_a_static_key_on_a_host_checker(tmp_path):
+    with pytest.raises(registry.RegistryError, match=r"checker 'testinfra': unknown key\(s\) files"):
+        load(tmp_path, '[testinfra]\nkind = "host"\nwhat = "x"\nfiles = ["**/*.sh"]\n')
+
+
+def test_validator_names_only_static_checkers():
+    assert registry.validator("db2-clp").__name__ == "file_problems"
+    with pytest.raises(KeyError, match="'testinfra' is not a static checker"):
+        registry.validator("testinfra")
