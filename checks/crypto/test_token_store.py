@@ -7,20 +7,18 @@ shows that failure on the untouched host and its cure by the snippet; the others
 
 import pytest
 
-from checks.crypto.test_init_token import PINS, init_token, said, slot_of
 from zrunbook.hosts.steps import State, run_snippet, start_pkcsslotd
+from zrunbook.hosts.token import OPEN_STORE as SNIPPET
+from zrunbook.hosts.token import PINS, ready_token
+from zrunbook.hosts.util import output as said
 
-SNIPPET = "crypto/token/let-pkcs11-group-store-keys.sh"
 TOKEN_DIR = {"debian13-amd64": "/var/lib/opencryptoki/swtok", "debian13-s390x": "/var/lib/opencryptoki/lite"}
 
 
 def ready_token_and_member(host) -> str:
-    """Start pkcsslotd, initialise the architecture's token, add wasadmin to pkcs11; returns the slot."""
-    start_pkcsslotd(host)
-    result = init_token(host)
-    assert result.rc == 0, said(result)
-    host.run_test("useradd -m wasadmin && usermod -a -G pkcs11 wasadmin")
-    return slot_of(host)
+    """The token ready and wasadmin in pkcs11, the token folders left as openCryptoki made them (the step
+    under test not yet taken); returns the slot."""
+    return ready_token(host, "wasadmin", open_store=False).slot
 
 
 def store_key_as_wasadmin(host, slot: str, label: str):
