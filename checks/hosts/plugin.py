@@ -132,11 +132,14 @@ class HostPool:
             _fail(image)
         return image
 
-    def start(self, host_name: str, state: State | None = None):
+    def start(self, host_name: str, *run_args: str, state: State | None = None):
+        """A new container of host_name (of state's image when given), labelled with the run and its owner
+        and removed by ``remove(host)``, the run's sweep or the exit hook. run_args are further
+        ``docker run`` options (``--user``, ``--cap-drop``...); the network stays ``none`` (Engine.start)."""
         image = self.image(host_name) if state is None else self.prepared(host_name, state)
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
-        engine.start(eng.HOSTS[host_name], image, self.run_id, name)
+        engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
         host = testinfra.get_host(f"{engine.scheme}://{name}")
         host.zr_container = name
         host.zr_name = host_name
@@ -331,7 +334,7 @@ def fresh_host(request, zr_host_pool):
     """A testinfra host on a new container, removed after the test (state-changing checks); started from
     a prepared state's image when the test is marked ``@pytest.mark.from_state(STATE)``."""
     marker = request.node.get_closest_marker("from_state")
-    h = zr_host_pool.start(request.param, marker.args[0] if marker else None)
+    h = zr_host_pool.start(request.param, state=marker.args[0] if marker else None)
     _record_index(request, zr_host_pool, request.param)
     yield h
     zr_host_pool.remove(h)
