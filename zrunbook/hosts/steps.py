@@ -4,6 +4,7 @@ pytest-testinfra host object (duck-typed; nothing here imports pytest).
 ``snippet_path("crypto/packages/verify-packages.sh")``: where ``snippets/<path>`` is inside every
 container (the repository's ``snippets/`` is mounted read-only at ``/snippets``).
 ``run_snippet(host, path, *args)``: runs it with bash and returns testinfra's CommandResult.
+``arch(host)``: the host's Debian architecture (``amd64``, ``s390x``), for expectations per architecture.
 ``start_pkcsslotd(host)``: starts openCryptoki's slot daemon the way a container needs it.
 ``State``: a host state made once and kept as an image (checks/hosts/plugin.py makes and starts it).
 """
@@ -23,6 +24,11 @@ from zrunbook.hosts import engine as eng
 
 def snippet_path(path: str) -> str:
     return f"{eng.SNIPPETS_IN_CONTAINER}/{path}"
+
+
+def arch(host) -> str:
+    """The Debian architecture of the container host (zrunbook/hosts/engine.py HOSTS)."""
+    return eng.HOSTS[host.zr_name].arch
 
 
 def run_snippet(host, path: str, *args: str):

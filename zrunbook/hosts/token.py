@@ -17,8 +17,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts.steps import run_snippet, snippet_path, start_pkcsslotd
+from zrunbook.hosts.steps import arch, run_snippet, snippet_path, start_pkcsslotd
 from zrunbook.hosts.util import output
 
 INIT = "crypto/token/init-token.sh"
@@ -52,7 +51,7 @@ def init_token(host, label: str = LABEL, **overrides: str):
 
 
 def slot_of(host) -> str:
-    model = MODEL[eng.HOSTS[host.zr_name].arch]
+    model = MODEL[arch(host)]
     slot = None
     for line in host.check_output("pkcsconf -t").splitlines():
         if line.startswith("Token #"):
