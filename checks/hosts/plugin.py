@@ -9,6 +9,9 @@ Fixtures
     ``@pytest.mark.only_hosts("debian13-s390x")``: deselects (never skips) a host test's other hosts,
     for checks that only make sense on one architecture.
     Each host object also carries ``zr_name`` (the host name) and ``zr_container`` (the container).
+    ``zr_host_pool.start(host_name, *run_args, state=None)``: the one way a container is started (these
+    fixtures, the prepared states, and a chapter's own fixture that needs ``docker run`` options such as
+    ``--user``: checks/db2/conftest.py); labelled, removed with ``zr_host_pool.remove(host)``.
 
 Helpers
     ``start_pkcsslotd(host)``: starts openCryptoki's slot daemon the way a container needs it.
