@@ -10,17 +10,13 @@ they run neither install-packages-debian.sh nor verify-packages.sh, so they carr
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet, start_pkcsslotd
+from zrunbook.hosts.steps import arch, run_snippet, start_pkcsslotd
+from zrunbook.hosts.token import MODEL
+from zrunbook.hosts.util import output
 
 INSTALL = "crypto/packages/install-packages-debian.sh"
 VERIFY = "crypto/packages/verify-packages.sh"
 
-# Token model as pkcsconf -t prints it (openCryptoki 3.23): the ICA token on IBM Z, soft elsewhere.
-EXPECTED_TOKEN = {"debian13-amd64": "Soft", "debian13-s390x": "ICA"}
-
-
-def output(result) -> str:
-    return f"rc={result.rc}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
 @pytest.mark.snippet(INSTALL, checker="testinfra")
@@ -61,7 +57,7 @@ def test_pkcsconf_lists_the_token_of_the_architecture(fresh_host):
     result = fresh_host.run("pkcsconf -t")
     assert result.rc == 0, output(result)
     models = [line.split(":", 1)[1].strip() for line in result.stdout.splitlines() if "Model:" in line]
-    assert EXPECTED_TOKEN[fresh_host.zr_name] in models, output(result)
+    assert MODEL[arch(fresh_host)] in models, output(result)
 
 
 @pytest.mark.only_hosts("debian13-s390x")

@@ -2,7 +2,8 @@
 
 amd64 initialises openCryptoki's soft token, s390x (qemu-user) the ICA token; the snippet finds the slot
 itself. pkcsconf's exit status is not trusted: every outcome is read from ``pkcsconf -t`` flags and
-judged by ``token_flags.problems`` (the rules in facts/token-flags.csv). The PINs below are test data.
+judged by ``token_flags.problems`` (the rules in facts/token-flags.csv). The PINs are the test set of
+zrunbook/hosts/token.py; the wrong ones below are overrides of it.
 """
 
 import shlex
@@ -12,33 +13,15 @@ import pytest
 
 from zrunbook.crypto import token_flags
 from zrunbook.hosts.steps import start_pkcsslotd
+from zrunbook.hosts.token import INIT as SNIPPET
+from zrunbook.hosts.token import LABEL, PINS, init_token, slot_of, token_env
+from zrunbook.hosts.util import output as said
 
-SNIPPET = "crypto/token/init-token.sh"
 SKIPS_USER_PIN = Path(__file__).parent / "bad" / "init-token-without-user-pin.sh"
 
-PINS = {"TOKEN_LABEL": "zrtok", "TOKEN_SO_PIN": "24681357", "TOKEN_USER_PIN": "13572468"}
 FACTORY_SO_PIN = "87654321"  # openCryptoki's documented default, test data only
-MODEL = {"debian13-amd64": "Soft", "debian13-s390x": "ICA"}  # openCryptoki 3.23 token models
-
-
-def env(**extra: str) -> str:
-    values = {**PINS, **extra}
-    return " ".join(f"{k}={shlex.quote(v)}" for k, v in values.items())
-
-
-def init_token(host, **extra: str):
-    return host.run(f"{env(**extra)} bash /snippets/{SNIPPET}")
-
-
-def slot_of(host) -> str:
-    """The slot of the architecture's token, read from pkcsconf -t independently of the snippet."""
-    slot = None
-    for line in host.check_output("pkcsconf -t").splitlines():
-        if line.startswith("Token #"):
-            slot = line.split("#", 1)[1].split()[0]
-        elif line.strip().startswith("Model:") and line.split(":", 1)[1].strip() == MODEL[host.zr_name]:
-            return slot
-    raise AssertionError(f"no {MODEL[host.zr_name]} token in pkcsconf -t on {host.zr_name}")
+# Other PINs below are deliberate overrides of the one test set (zrunbook/hosts/token.py PINS): wrong ones.
+WRONG_PIN = "11119999"
 
 
 def flags(host) -> int:
@@ -48,11 +31,7 @@ def flags(host) -> int:
 def leave_token_without_user_pin(host) -> None:
     """Run the bad init (checks/crypto/bad/init-token-without-user-pin.sh): label and SO PIN only."""
     script = shlex.quote(SKIPS_USER_PIN.read_text(encoding="utf-8"))
-    host.run_test(f"{env(TOKEN_SLOT=slot_of(host), TOKEN_INITIAL_SO_PIN=FACTORY_SO_PIN)} bash -c {script}")
-
-
-def said(result) -> str:
-    return f"rc={result.rc}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    host.run_test(f"{token_env(TOKEN_SLOT=slot_of(host), TOKEN_INITIAL_SO_PIN=FACTORY_SO_PIN)} bash -c {script}")
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
@@ -63,7 +42,7 @@ def test_init_token_leaves_a_ready_token_with_no_pin_to_be_changed(fresh_host):
     assert result.rc == 0, said(result)
     assert token_flags.problems(flags(fresh_host)) == [], said(result)
     info = fresh_host.check_output(f"pkcsconf -t -c {slot_of(fresh_host)}")
-    assert f"Label: {PINS['TOKEN_LABEL']}" in info
+    assert f"Label: {LABEL}" in info
     assert "Token ready" in result.stdout
 
 
@@ -84,10 +63,10 @@ def test_init_token_run_twice_changes_nothing(fresh_host):
 def test_init_token_refuses_to_relabel_an_initialised_token(fresh_host):
     start_pkcsslotd(fresh_host)
     init_token(fresh_host)
-    result = init_token(fresh_host, TOKEN_LABEL="another")
+    result = init_token(fresh_host, "another")
     assert result.rc == 1, said(result)
-    assert "already initialised with the label 'zrtok'" in result.stderr
-    assert f"Label: {PINS['TOKEN_LABEL']}" in fresh_host.check_output("pkcsconf -t")
+    assert f"already initialised with the label '{LABEL}'" in result.stderr
+    assert f"Label: {LABEL}" in fresh_host.check_output("pkcsconf -t")
 
 
 @pytest.mark.only_hosts("debian13-amd64")
@@ -97,7 +76,7 @@ def test_a_wrong_pin_for_a_ready_token_is_named_not_accepted(fresh_host, who):
     """A ready token with the same label used to be left alone even when the PIN in the environment was wrong."""
     start_pkcsslotd(fresh_host)
     assert init_token(fresh_host).rc == 0
-    result = init_token(fresh_host, **{f"TOKEN_{who}_PIN": "11119999"})
+    result = init_token(fresh_host, **{f"TOKEN_{who}_PIN": WRONG_PIN})
     assert result.rc == 1, said(result)
     assert f"TOKEN_{who}_PIN does not log in to it (CKR_PIN_INCORRECT)" in result.stderr
     assert "a wrong " + ("user" if who == "USER" else "SO") + " PIN was entered" in result.stderr
@@ -127,7 +106,7 @@ def test_init_token_finishes_a_token_left_without_user_pin(fresh_host):
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_wrong_initial_so_pin_stops_and_says_the_token_is_not_initialised(fresh_host):
     start_pkcsslotd(fresh_host)
-    result = init_token(fresh_host, TOKEN_INITIAL_SO_PIN="11112222")
+    result = init_token(fresh_host, TOKEN_INITIAL_SO_PIN=WRONG_PIN)  # not the factory SO PIN
     assert result.rc == 1, said(result)
     assert "Failed to initialise the token" in result.stderr
     assert "not initialised" in result.stderr
@@ -139,7 +118,7 @@ def test_a_wrong_initial_so_pin_stops_and_says_the_token_is_not_initialised(fres
 def test_a_wrong_so_pin_stops_before_the_user_pin_and_says_so(fresh_host):
     start_pkcsslotd(fresh_host)
     leave_token_without_user_pin(fresh_host)
-    result = init_token(fresh_host, TOKEN_SO_PIN="99998888")
+    result = init_token(fresh_host, TOKEN_SO_PIN=WRONG_PIN)  # not the SO PIN the token has now
     assert result.rc == 1, said(result)
     assert "Failed to set the user PIN" in result.stderr
     assert "no user PIN" in result.stderr
@@ -177,7 +156,7 @@ def test_init_token_stops_when_pkcsslotd_is_not_running(fresh_host):
 def test_a_pin_of_the_wrong_length_changes_nothing(fresh_host):
     start_pkcsslotd(fresh_host)
     before = flags(fresh_host)
-    result = init_token(fresh_host, TOKEN_USER_PIN="12")
+    result = init_token(fresh_host, TOKEN_USER_PIN="12")  # too short on purpose
     assert result.rc == 1, said(result)
     assert "takes PINs of 4 to 8" in result.stderr
     assert flags(fresh_host) == before
@@ -186,6 +165,6 @@ def test_a_pin_of_the_wrong_length_changes_nothing(fresh_host):
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_pin_stops_before_touching_the_token(host):
-    result = host.run(f"TOKEN_LABEL=x TOKEN_SO_PIN=24681357 bash /snippets/{SNIPPET}")
+    result = host.run(f"TOKEN_LABEL=x TOKEN_SO_PIN={PINS['TOKEN_SO_PIN']} bash /snippets/{SNIPPET}")
     assert result.rc != 0
     assert "set TOKEN_USER_PIN" in result.stderr

@@ -11,11 +11,11 @@ import pytest
 
 from zrunbook.crypto import token_flags
 from zrunbook.hosts.steps import run_snippet, start_pkcsslotd
+from zrunbook.hosts.token import init_token
 from zrunbook.shown_output import as_a_terminal_shows_it, assert_shown_output, normalise_common
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")
 
-PINS = "TOKEN_LABEL=IBMICATOK TOKEN_SO_PIN=24681357 TOKEN_USER_PIN=13572468"  # test data only
 ICA_SLOT = "1"  # openCryptoki's default ICA slot; test_ica_slot_is_the_default_one proves it
 
 
@@ -85,7 +85,7 @@ def test_icastats_counts_sha512_in_hardware_after_the_ica_token_hashes(host):
 def test_pkcsconf_shows_the_ica_token_before_and_after_initialisation(fresh_host):
     start_pkcsslotd(fresh_host)
     before = fresh_host.check_output(f"pkcsconf -t -c {ICA_SLOT}")
-    result = fresh_host.run(f"{PINS} bash /snippets/crypto/token/init-token.sh")
+    result = init_token(fresh_host)
     assert result.rc == 0, result.stderr
     after = fresh_host.check_output(f"pkcsconf -t -c {ICA_SLOT}")
     assert token_flags.problems(token_flags.flags_in(before))

@@ -7,20 +7,18 @@ shows that failure on the untouched host and its cure by the snippet; the others
 
 import pytest
 
-from checks.crypto.test_init_token import PINS, init_token, said, slot_of
-from zrunbook.hosts.steps import State, run_snippet, start_pkcsslotd
+from zrunbook.hosts.steps import State, arch, run_snippet, start_pkcsslotd
+from zrunbook.hosts.token import OPEN_STORE as SNIPPET
+from zrunbook.hosts.token import PINS, ready_token
+from zrunbook.hosts.util import output as said
 
-SNIPPET = "crypto/token/let-pkcs11-group-store-keys.sh"
-TOKEN_DIR = {"debian13-amd64": "/var/lib/opencryptoki/swtok", "debian13-s390x": "/var/lib/opencryptoki/lite"}
+TOKEN_DIR = {"amd64": "/var/lib/opencryptoki/swtok", "s390x": "/var/lib/opencryptoki/lite"}  # by architecture
 
 
 def ready_token_and_member(host) -> str:
-    """Start pkcsslotd, initialise the architecture's token, add wasadmin to pkcs11; returns the slot."""
-    start_pkcsslotd(host)
-    result = init_token(host)
-    assert result.rc == 0, said(result)
-    host.run_test("useradd -m wasadmin && usermod -a -G pkcs11 wasadmin")
-    return slot_of(host)
+    """The token ready and wasadmin in pkcs11, the token folders left as openCryptoki made them (the step
+    under test not yet taken); returns the slot."""
+    return ready_token(host, "wasadmin", open_store=False).slot
 
 
 def store_key_as_wasadmin(host, slot: str, label: str):
@@ -45,7 +43,7 @@ def test_a_pkcs11_member_stores_keys_only_once_the_token_folders_are_opened(fres
     assert "CKR_FUNCTION_FAILED" in before.stdout + before.stderr, said(before)
     result = run_snippet(fresh_host, SNIPPET)
     assert result.rc == 0, said(result)
-    assert f"opened {TOKEN_DIR[fresh_host.zr_name]}" in result.stdout
+    assert f"opened {TOKEN_DIR[arch(fresh_host)]}" in result.stdout
     after = store_key_as_wasadmin(fresh_host, slot, "after")
     assert after.rc == 0, said(after)
     listed = fresh_host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key aes --slot {slot}")

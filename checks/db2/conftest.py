@@ -20,8 +20,8 @@ its own. The IPC sysctls are the host kernel's either way; s390x would only add 
 
 Not chosen: ``--privileged`` or CAP_SYS_ADMIN (the container's root could change the machine's
 sysctls), and ``systempaths=unconfined`` with a root container (tried: root in the container could
-write vm.swappiness of the machine). The container is labelled and removed like every other host
-container (registered before it starts, removed by the finalizer, swept with its run).
+write vm.swappiness of the machine). The container is started by the host pool like every other host
+container (labelled, registered before it starts, removed by the finalizer, swept with its run).
 """
 
 from __future__ import annotations
@@ -29,15 +29,16 @@ from __future__ import annotations
 import shlex
 
 import pytest
-import testinfra
 
 from checks.hosts.plugin import SELECTED
 from zrunbook.hosts import engine as eng
 
 UNSHARE = "unshare --user --map-root-user --ipc --mount --pid --fork --mount-proc"
-
-
-NO_USER_NAMESPACES = {"debian13-s390x"}
+# Every user-mode emulated host (qemu-user refuses unshare --user, above).
+NO_USER_NAMESPACES = {name for name, spec in eng.HOSTS.items() if spec.qemu}
+# nobody, no capabilities, no new privileges; /proc unmasked and unshare allowed (the module's docstring says why)
+CONFINED = ("--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+            "--security-opt", "systempaths=unconfined", "--security-opt", "seccomp=unconfined")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -51,25 +52,9 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(params=SELECTED, ids=str)
 def ipc_host(request, zr_host_pool):
     """A testinfra host (user nobody) whose ``zr_ipc(cmd)`` runs cmd as root of a fresh IPC namespace."""
-    spec = eng.HOSTS[request.param]
-    image = zr_host_pool.image(spec.name)
-    engine = zr_host_pool.engine()
-    name = f"zr-{spec.name}-ipc-{zr_host_pool.run_id[:8]}-{request.node.name[-40:]}"
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
-    eng._LIVE.add((engine, name))
+    host = zr_host_pool.start(request.param, *CONFINED)
     try:
-        engine.run(
-            "run", "-d", "--init", "--network", "none", "--name", name, "--hostname", spec.name,
-            "--label", f"zrunbook.run={zr_host_pool.run_id}", "--label", f"zrunbook.owner={eng.owner_label()}",
-            "--label", f"zrunbook.host={spec.name}",
-            "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-            "--security-opt", "systempaths=unconfined", "--security-opt", "seccomp=unconfined",
-            "-v", f"{eng.SNIPPETS}:{eng.SNIPPETS_IN_CONTAINER}:ro",
-            image, "sleep", "infinity",
-        )  # fmt: skip
-        host = testinfra.get_host(f"{engine.scheme}://{name}")
-        host.zr_container, host.zr_name = name, spec.name
         host.zr_ipc = lambda cmd: host.run(f"{UNSHARE} sh -c {shlex.quote(cmd)}")
         yield host
     finally:
-        engine.remove(name)
+        zr_host_pool.remove(host)

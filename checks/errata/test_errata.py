@@ -56,10 +56,11 @@ def sunpkcs11_errors(host) -> dict[str, str]:
 
     The parser rejects these files before any token is opened, so no slot daemon or token is needed."""
     if host.zr_name not in _SUNPKCS11:
+        from zrunbook.hosts.jsse import PKCS11_CHECK
         from zrunbook.hosts.util import copy_to, output
 
         paths = [_copy(host, r) for r in CHECKED if r["checker"] == "sunpkcs11"]
-        java = (ROOT / "checks/was/Pkcs11Check.java").read_text(encoding="utf-8")
+        java = (ROOT / PKCS11_CHECK).read_text(encoding="utf-8")
         copy_to(host, java, "/tmp/errata/Pkcs11Check.java")
         result = host.run(f"cd /tmp/errata && TOKEN_USER_PIN=unused java Pkcs11Check.java {' '.join(paths)}")
         assert result.rc == 0, output(result)
@@ -128,10 +129,10 @@ def test_host_checker_rejects_the_studys_form(host, row):
 
         assert httpd_t(host, ihs_root(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"))).rc != 0
     elif row["checker"] == "sunpkcs11":
-        from checks.was.test_pkcs11_provider import WHY
+        from zrunbook.hosts.jsse import SUNPKCS11_REJECTS
 
         got = sunpkcs11_errors(host)[f"/tmp/errata/{Path(row['bad form']).name}"]
-        assert WHY[Path(row["bad form"]).name] in got, got
+        assert SUNPKCS11_REJECTS[Path(row["bad form"]).name] in got, got
         assert "provider:" not in got, got
     else:
         check, _fresh = TESTINFRA[Path(row["bad form"]).name]

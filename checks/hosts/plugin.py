@@ -9,6 +9,9 @@ Fixtures
     ``@pytest.mark.only_hosts("debian13-s390x")``: deselects (never skips) a host test's other hosts,
     for checks that only make sense on one architecture.
     Each host object also carries ``zr_name`` (the host name) and ``zr_container`` (the container).
+    ``zr_host_pool.start(host_name, *run_args, state=None)``: the one way a container is started (these
+    fixtures, the prepared states, and a chapter's own fixture that needs ``docker run`` options such as
+    ``--user``: checks/db2/conftest.py); labelled, removed with ``zr_host_pool.remove(host)``.
 
 Helpers
     ``start_pkcsslotd(host)``: starts openCryptoki's slot daemon the way a container needs it.
@@ -132,11 +135,14 @@ class HostPool:
             _fail(image)
         return image
 
-    def start(self, host_name: str, state: State | None = None):
+    def start(self, host_name: str, *run_args: str, state: State | None = None):
+        """A new container of host_name (of state's image when given), labelled with the run and its owner
+        and removed by ``remove(host)``, the run's sweep or the exit hook. run_args are further
+        ``docker run`` options (``--user``, ``--cap-drop``...); the network stays ``none`` (Engine.start)."""
         image = self.image(host_name) if state is None else self.prepared(host_name, state)
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
-        engine.start(eng.HOSTS[host_name], image, self.run_id, name)
+        engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
         host = testinfra.get_host(f"{engine.scheme}://{name}")
         host.zr_container = name
         host.zr_name = host_name
@@ -331,7 +337,7 @@ def fresh_host(request, zr_host_pool):
     """A testinfra host on a new container, removed after the test (state-changing checks); started from
     a prepared state's image when the test is marked ``@pytest.mark.from_state(STATE)``."""
     marker = request.node.get_closest_marker("from_state")
-    h = zr_host_pool.start(request.param, marker.args[0] if marker else None)
+    h = zr_host_pool.start(request.param, state=marker.args[0] if marker else None)
     _record_index(request, zr_host_pool, request.param)
     yield h
     zr_host_pool.remove(h)

@@ -16,14 +16,17 @@ out, apache-tls-session-cache.conf enabled, httpd stopped and started. The reade
 """
 
 import re
+from pathlib import Path
 
 import pytest
 
-from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
+from zrunbook import SNIPPETS
 from zrunbook.hosts.apache import TOKEN_KEY, enable_site, serve_files, start, token_key
 from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.util import copy_to, output
 from zrunbook.shown_output import assert_shown_output
+
+BAD = Path(__file__).parent / "bad"
 
 CACHE = "ihs/apache/apache-tls-session-cache.conf"
 CHECK = "ihs/apache/check-session-resumption.sh"

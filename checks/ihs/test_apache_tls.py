@@ -18,6 +18,7 @@ import pytest
 
 from zrunbook.hosts.apache import TOKEN_KEY, handshake, serve_files, serve_token
 from zrunbook.hosts.steps import run_snippet
+from zrunbook.hosts.token import LABEL, token_env
 from zrunbook.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
@@ -78,7 +79,7 @@ def test_token_site_serves_only_tls12_and_tls13_with_the_key_in_the_token(fresh_
     cert_key = fresh_host.run("openssl x509 -in /etc/ssl/certs/www.example.com.crt -noout -pubkey").stdout
     token_key = fresh_host.run(
         "OPENSSL_CONF=/etc/ssl/openssl-pkcs11.conf openssl pkey -pubin -pubout "
-        "-in 'pkcs11:token=IBMICATOK;object=apachekey;type=public'").stdout
+        f"-in 'pkcs11:token={LABEL};object=apachekey;type=public'").stdout
     assert cert_key.strip(), "no public key in the certificate"
     assert cert_key == token_key
     assert fresh_host.file("/etc/ssl/private/apache-token.pin").mode == 0o640
@@ -89,10 +90,9 @@ def test_token_site_serves_only_tls12_and_tls13_with_the_key_in_the_token(fresh_
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_key_and_httpd_environment_snippets_are_safe_to_run_twice(fresh_host):
     serve_token(fresh_host)
-    env = "TOKEN_LABEL=IBMICATOK TOKEN_USER_PIN=12345678"
-    again = fresh_host.run(f"{env} bash /snippets/ihs/apache/create-token-key-and-csr.sh")
+    again = fresh_host.run(f"{token_env()} bash /snippets/ihs/apache/create-token-key-and-csr.sh")
     assert again.rc == 0, again.stdout + again.stderr
-    assert "exists in token IBMICATOK already: keeping it" in again.stdout
+    assert f"exists in token {LABEL} already: keeping it" in again.stdout
     assert run_snippet(fresh_host, "ihs/apache/set-httpd-openssl-conf.sh").rc == 0
     assert fresh_host.run("grep -c '^export OPENSSL_CONF=' /etc/apache2/envvars").stdout.strip() == "1"
 

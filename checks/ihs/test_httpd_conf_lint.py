@@ -12,11 +12,15 @@ naming the RHEL/SLES library is rejected. The RHEL/SLES files are checked with a
 the test's docstring).
 """
 
+from pathlib import Path
+
 import pytest
 
-from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
+from zrunbook import SNIPPETS
 from zrunbook.ihs.distro_paths import current_conf, driver_fragment, included, library, on_host
 from zrunbook.ihs.ihs_lint import httpd_t, ihs_root
+
+BAD = Path(__file__).parent / "bad"
 
 
 def output(result):

@@ -7,11 +7,15 @@ SSLV3Timeout's range from facts/ihs/mod-ibm-ssl-directives.csv; the negative cas
 checks/ihs/bad/ are a lifetime beyond that range and a value with a unit.
 """
 
+from pathlib import Path
+
 import pytest
 
-from checks.ihs.test_gskit_snippets import BAD, SNIPPETS
+from zrunbook import SNIPPETS
 from zrunbook.hosts.util import output
 from zrunbook.ihs.ihs_lint import directive_ranges, httpd_t, ihs_root
+
+BAD = Path(__file__).parent / "bad"
 
 FRAGMENT = "ihs/httpd/httpd-ssl-session-cache.conf"
 ROOT = "/opt/IBM/HTTPServer"

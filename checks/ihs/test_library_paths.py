@@ -20,6 +20,7 @@ import pytest
 
 from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
 from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
+from zrunbook.hosts.token import PINS
 from zrunbook.ihs.distro_paths import (
     DISTROS,
     SNIPPETS,
@@ -102,7 +103,7 @@ def test_gskit_steps_pass_gskit_the_library_the_ubuntu_debian_driver_names(fresh
     recording_gskit(fresh_host)
     start_pkcsslotd(fresh_host)
     for step in ("create-token-certificate.sh", "list-token-certificates.sh"):
-        result = fresh_host.run(f"TOKEN_USER_PIN=13572468 bash {snippet_path('ihs/gskit/' + step)}")
+        result = fresh_host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path('ihs/gskit/' + step)}")
         assert result.rc == 0, result.stdout + result.stderr
     crypto = crypto_values(fresh_host)
     assert len(crypto) == 5  # create: -list, -create, -details; list: -list, -details
@@ -116,7 +117,7 @@ def test_gskit_steps_without_opencryptoki_name_both_library_paths(fresh_host):
     recording_gskit(fresh_host)
     fresh_host.run_test(f"rm {on_host(fresh_host, library('ubuntu-debian'))}")
     for step in ("create-token-certificate.sh", "list-token-certificates.sh"):
-        result = fresh_host.run(f"TOKEN_USER_PIN=13572468 bash {snippet_path('ihs/gskit/' + step)}")
+        result = fresh_host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path('ihs/gskit/' + step)}")
         assert result.rc == 1, result.stdout + result.stderr
         assert f"RHEL/SLES have {library('rhel-sles')}" in result.stderr
         assert f"Ubuntu/Debian {on_host(fresh_host, library('ubuntu-debian'))}" in result.stderr
@@ -130,12 +131,14 @@ def test_rhel_sles_openssl_configuration_parses_but_the_key_step_refuses_it_on_d
     """pkcs11-provider opens its module only on first use, so OpenSSL accepts the file; the key step
     checks the library it names before it writes anything."""
     put(fresh_host, OPENSSL_PKCS11_CONF, openssl_config("rhel-sles"))
-    result = fresh_host.run(f"TOKEN_USER_PIN=13572468 bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
+    key_step = snippet_path("ihs/apache/create-token-key-and-csr.sh")
+    result = fresh_host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {key_step}")
     assert result.rc == 1, result.stdout + result.stderr
     assert f"names the library '{library('rhel-sles')}', which does not exist here" in result.stderr
     assert not fresh_host.file("/etc/ssl/private/apache-token.pin").exists
     # the provider activates once its PIN file exists (test data)
-    fresh_host.run_test("mkdir -p /etc/ssl/private && printf 13572468 > /etc/ssl/private/apache-token.pin")
+    fresh_host.run_test(f"mkdir -p /etc/ssl/private && printf {PINS['TOKEN_USER_PIN']} "
+                        "> /etc/ssl/private/apache-token.pin")
     providers = fresh_host.run(f"OPENSSL_CONF={OPENSSL_PKCS11_CONF} openssl list -providers")
     assert providers.rc == 0, providers.stderr
     assert re.search(r"^  pkcs11\n\s+name: PKCS#11 Provider\n.*\n\s+status: active", providers.stdout, re.M), \

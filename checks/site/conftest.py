@@ -20,7 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site-under-test"
 SHOTS = ROOT / "build" / "screenshots"
-PDF_PAGES = ROOT / "build" / "pdf-pages"  # PNGs of a few PDF pages, written by test_pdf.py
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -88,6 +87,12 @@ def page(browser, base_url):
     context.close()
 
 
-def screenshot(pg, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+@pytest.fixture
+def screenshot():
+    """screenshot(page, name): the whole page as build/screenshots/<name>.png, for a person to look at."""
+
+    def take(pg, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    return take

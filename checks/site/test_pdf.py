@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from checks.site.conftest import PDF_PAGES
+from zrunbook import BUILD
+
+PDF_PAGES = BUILD / "pdf-pages"  # PNGs of a few PDF pages, for a person to look at
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -9,8 +9,6 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from checks.site.conftest import screenshot
-
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 GENERATED = {"genindex.html", "search.html"}
@@ -42,7 +40,7 @@ def test_every_page_is_reachable_from_the_index(page, base_url, site):
     assert set(pages(site)) <= seen, f"pages no link leads to: {sorted(set(pages(site)) - seen)}"
 
 
-def test_choosing_the_2013_tab_chooses_it_on_every_page(page, base_url, site):
+def test_choosing_the_2013_tab_chooses_it_on_every_page(page, base_url, site, screenshot):
     with_tabs = pages_with_tab(site, "2013 study")
     assert len(with_tabs) >= 2, f"need two pages with a '2013 study' tab to prove synchronisation: {with_tabs}"
     first, *others = with_tabs
@@ -102,7 +100,7 @@ def test_download_link_returns_the_byte_identical_file(page, base_url, site):
     assert checked == every, f"snippets without a working download link: {sorted(every - checked)}"
 
 
-def test_search_finds_pkcsconf(page, base_url):
+def test_search_finds_pkcsconf(page, base_url, screenshot):
     page.goto(f"{base_url}/search.html?q=pkcsconf")
     results = page.locator("ul.search li")
     results.first.wait_for(timeout=10000)
@@ -110,7 +108,7 @@ def test_search_finds_pkcsconf(page, base_url):
     screenshot(page, "search-pkcsconf")
 
 
-def test_badges_are_visible_and_say_what_ran(page, base_url):
+def test_badges_are_visible_and_say_what_ran(page, base_url, screenshot):
     page.goto(f"{base_url}/how-to/crypto/install-packages.html")
     badges = page.locator(".zr-badge")
     assert badges.count() >= 5

@@ -18,17 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook import SNIPPETS
+from zrunbook import ROOT, SNIPPETS
+from zrunbook.hosts.jsse import PKCS11_CHECK, SUNPKCS11_REJECTS, opencryptoki
 from zrunbook.hosts.steps import State
-from zrunbook.hosts.util import TOKEN, compile_java, copy_to, output, ready_was_token
+from zrunbook.hosts.token import PINS, ready_token, slot_of
+from zrunbook.hosts.util import compile_java, copy_to, output
 
 HERE = Path(__file__).resolve().parent
 
 RHEL = "was/pkcs11/ica-token-rhel-sles.cfg"
 DEBIAN = "was/pkcs11/ica-token-ubuntu-debian.cfg"
 STUDY = "was/pkcs11/cex3config-2013.cfg"
-NATIVE = {"debian13-amd64": "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so",
-          "debian13-s390x": "/usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so"}
 BAD = sorted(p.name for p in (HERE / "bad").glob("*.cfg"))
 _RESULTS: dict = {}
 
@@ -36,12 +36,12 @@ _RESULTS: dict = {}
 # The token steps made once and kept as an image (checks/hosts/plugin.py State); every test here is
 # marked from_state(WAS_TOKEN), so fresh_host arrives with the token ready and pkcsslotd running.
 def ready_token_and_checker(host) -> None:
-    ready_was_token(host)
-    copy_to(host, (HERE / "Pkcs11Check.java").read_text(), "/tmp/pkcs11/Pkcs11Check.java")
+    ready_token(host, "wasadmin")
+    copy_to(host, (ROOT / PKCS11_CHECK).read_text(), "/tmp/pkcs11/Pkcs11Check.java")
     compile_java(host, "/tmp/pkcs11/Pkcs11Check.java")
 
 
-WAS_TOKEN = State("was-token-checker", ready_token_and_checker, snippets=("crypto",))
+WAS_TOKEN = State("was-token-checker", ready_token_and_checker, snippets=("crypto",), files=(PKCS11_CHECK,))
 pytestmark = pytest.mark.from_state(WAS_TOKEN)
 
 
@@ -52,9 +52,9 @@ def prepare(host):
         text = (SNIPPETS / rel).read_text()
         library = re.search(r"^library\s*=\s*(\S+)", text, re.M).group(1)
         host.run_test(f"test -e {library} || "
-                      f"{{ mkdir -p $(dirname {library}) && ln -s {NATIVE[host.zr_name]} {library}; }}")
-        if host.zr_name == "debian13-amd64":
-            text = re.sub(r"^slot = 1$", "slot = 3", text, flags=re.M)  # the soft token stands in for ICA
+                      f"{{ mkdir -p $(dirname {library}) && ln -s {opencryptoki(host)} {library}; }}")
+        # on amd64 the soft token stands in for ICA (slot 1 in the files)
+        text = re.sub(r"^slot = 1$", f"slot = {slot_of(host)}", text, flags=re.M)
         files[rel] = f"/tmp/pkcs11/{rel.rsplit('/', 1)[1]}"
         copy_to(host, text, files[rel])
     for name in BAD:
@@ -66,7 +66,7 @@ def prepare(host):
 
 def run_all(host):
     files = prepare(host)
-    result = host.run(f"cd /tmp/pkcs11 && runuser -u wasadmin -- env TOKEN_USER_PIN={TOKEN['TOKEN_USER_PIN']} "
+    result = host.run(f"cd /tmp/pkcs11 && runuser -u wasadmin -- env TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} "
                       f"java -cp /tmp/pkcs11 Pkcs11Check {' '.join(files.values())}")
     assert result.rc == 0, output(result)
     sections, current = {}, None
@@ -125,15 +125,8 @@ def test_2013_config_finds_no_token_at_slot_list_index_0_today(results, fresh_ho
     assert "CKR_TOKEN_NOT_PRESENT" in got.get("error", ""), got
 
 
-WHY = {
-    "description-with-parentheses.cfg": "Unexpected",
-    "key-in-wrong-case.cfg": "Unknown keyword 'SlotListIndex'",
-    "library-relative-path.cfg": "Absolute path required",
-}
-
-
 @pytest.mark.parametrize("bad", BAD)
 @pytest.mark.snippet(STUDY, RHEL, DEBIAN, checker="sunpkcs11")
 def test_sunpkcs11_rejects_the_config_mistake_in(results, fresh_host, bad):
     got = results[f"bad/{bad}"]
-    assert WHY[bad] in got.get("error", ""), got
+    assert SUNPKCS11_REJECTS[bad] in got.get("error", ""), got

@@ -11,9 +11,10 @@ import hashlib
 
 import pytest
 
-from zrunbook.hosts.apache import TOKEN_KEY, _ok
+from zrunbook.hosts.apache import TOKEN_KEY
 from zrunbook.hosts.junction import BACKEND, backend, get, measure, serve
 from zrunbook.hosts.steps import run_snippet
+from zrunbook.hosts.util import ok
 
 SNIPPETS = ("webseal/apache/apache-ssl-junction.conf", "webseal/apache/enable-proxy-modules.sh")
 pytestmark = pytest.mark.only_hosts("debian13-amd64")
@@ -43,7 +44,7 @@ def test_pages_come_through_both_junctions_the_ssl_one_over_tls_to_the_back_end(
 @pytest.mark.snippet(*SNIPPETS, checker="apache-tls")
 def test_ssl_junction_refuses_a_back_end_signed_by_an_untrusted_ca(fresh_host):
     ca = serve(fresh_host)
-    _ok(fresh_host, "mkdir -p /root/other-ca && cd /root/other-ca && openssl req -x509 -newkey rsa:2048 -nodes "
+    ok(fresh_host, "mkdir -p /root/other-ca && cd /root/other-ca && openssl req -x509 -newkey rsa:2048 -nodes "
                     "-keyout ca.key -out ca.crt -days 5 -subj '/CN=someone else' 2>/dev/null")
     backend(fresh_host, "/root/other-ca")
     status = get(fresh_host, ca, "/ssl-jct/page-5.8k.html").stdout.split()[0]
@@ -58,7 +59,7 @@ def test_ssl_junction_refuses_a_back_end_signed_by_an_untrusted_ca(fresh_host):
 def test_identity_headers_from_clients_do_not_reach_the_back_end(fresh_host):
     ca = serve(fresh_host)
     log_format = 'LogFormat "%p %H %m %U %s %{iv-user}i" junction'
-    _ok(fresh_host, f"sed -i 's/^LogFormat .*/{log_format}/' {BACKEND}/httpd.conf"
+    ok(fresh_host, f"sed -i 's/^LogFormat .*/{log_format}/' {BACKEND}/httpd.conf"
                     f" && apache2 -f {BACKEND}/httpd.conf -k graceful && sleep 1")
     r = get(fresh_host, ca, "/ssl-jct/page-5.8k.html", "-H 'iv-user: sec_master'")
     assert r.stdout == "200 5939"

@@ -1,15 +1,14 @@
 """Enabling the token for WebSEAL on a container host, with the crypto chapter's snippets.
 
 WebSEAL's user (ivmgr, in groups ivmgr and tivoli) joins pkcs11 and keeps its groups, and the token is
-initialised with the label the recommended webseald entries name. PINs here are test data.
+initialised with the label the recommended webseald entries name (test PINs: zrunbook/hosts/token.py).
 """
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet, snippet_path, start_pkcsslotd
+from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
+from zrunbook.hosts.token import PINS, ready_token
 from zrunbook.webseal import values
-
-PINS = "TOKEN_SO_PIN=24681357 TOKEN_USER_PIN=13572468"  # test data only
 
 
 @pytest.mark.snippet("crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "crypto/token/init-token.sh",
@@ -18,14 +17,10 @@ PINS = "TOKEN_SO_PIN=24681357 TOKEN_USER_PIN=13572468"  # test data only
 def test_webseal_user_joins_pkcs11_keeps_tivoli_and_the_token_has_the_configured_label(fresh_host):
     user = values.webseal_user()
     fresh_host.run_test(f"groupadd -f tivoli && groupadd -f {user} && useradd -m -g {user} -G tivoli {user}")
-    result = run_snippet(fresh_host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", user)
-    assert result.rc == 0, result.stderr
-    assert {"tivoli", "pkcs11", user} <= set(fresh_host.check_output(f"id -nG {user}").split())
-    start_pkcsslotd(fresh_host)
     label = values.token_label()
-    result = fresh_host.run(f"TOKEN_LABEL={label} {PINS} bash {snippet_path('crypto/token/init-token.sh')}")
-    assert result.rc == 0, result.stdout + result.stderr
-    assert f"initialised as '{label}'" in result.stdout
+    token = ready_token(fresh_host, user, label)
+    assert {"tivoli", "pkcs11", user} <= set(fresh_host.check_output(f"id -nG {user}").split())
+    assert f"initialised as '{label}'" in token.said
 
 
 FAKE_GSKIT = "/usr/local/ibm/gsk8_64/bin/gsk8capicmd_64"  # the wrapper's default path
@@ -42,7 +37,8 @@ def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_la
                         f"{snippet_path('ihs/gskit/create-token-certificate.sh')} /tmp/dl/")
     start_pkcsslotd(fresh_host)
     lib = fresh_host.check_output("ls /usr/lib/*/pkcs11/libopencryptoki.so")
-    result = fresh_host.run(f"PKCS11_LIB={lib} TOKEN_USER_PIN=13572468 bash /tmp/dl/create-webseal-certificate.sh")
+    result = fresh_host.run(f"PKCS11_LIB={lib} TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} "
+                            "bash /tmp/dl/create-webseal-certificate.sh")
     assert result.rc == 0, result.stdout + result.stderr
     calls = fresh_host.file("/tmp/gskit-calls").content_string.splitlines()
     assert [c.split()[:2] for c in calls] == [["-cert", "-list"], ["-cert", "-create"], ["-cert", "-details"]]
@@ -50,7 +46,7 @@ def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_la
     assert create[create.index("-tokenlabel") + 1] == values.token_label()
     assert create[create.index("-label") + 1] == values.cert_label()
     assert create[create.index("-crypto") + 1] == lib
-    assert create[create.index("-pw") + 1] == "13572468"
+    assert create[create.index("-pw") + 1] == PINS["TOKEN_USER_PIN"]
     assert "CN=webseal.example.com,O=Example,C=DE" in calls[1]
 
 

@@ -1,13 +1,13 @@
 """Apache httpd + mod_ssl on a container host, set up the way the IHS chapter's Apache pages say.
 
 ``serve_files(host, site)``: a test CA and a server certificate signed by it (key in a file), the site
-snippet enabled, httpd started. ``serve_token(host)``: the token form: pkcsslotd, the token initialised
-and httpd's user added to pkcs11 with the crypto chapter's snippets, the key generated in the token and
+snippet enabled, httpd started. ``serve_token(host)``: the token form: the crypto chapter's token made ready
+for httpd's user (zrunbook/hosts/token.py), the key generated in the token and
 the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set
 with this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
 
-Test data (PINs) lives here and in the tests, never in snippets/. The hosts are Debian, so the token
+Test data (PINs) lives in zrunbook/hosts/token.py, never in snippets/. The hosts are Debian, so the token
 form installs the Ubuntu/Debian OpenSSL configuration (byte for byte on s390x, with the host's triplet on
 amd64: zrunbook/ihs/distro_paths.py) and the key step finds Debian's openCryptoki library by itself.
 """
@@ -17,26 +17,21 @@ from __future__ import annotations
 import base64
 import shlex
 
-from zrunbook.hosts.steps import State, run_snippet, snippet_path, start_pkcsslotd
+from zrunbook.hosts.steps import State, snippet_path
+from zrunbook.hosts.token import ready_token
+from zrunbook.hosts.util import ok
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 
-TOKEN_ENV = "TOKEN_LABEL=IBMICATOK TOKEN_SO_PIN=87651234 TOKEN_USER_PIN=12345678"
 CA = "/root/zr-test-ca"
 OPENSSL_PKCS11_CONF = "/etc/ssl/openssl-pkcs11.conf"  # where the page saves the configuration
 
 
-def _ok(host, cmd: str) -> str:
-    res = host.run(cmd)
-    assert res.rc == 0, f"{cmd}\nrc={res.rc}\n{res.stdout}\n{res.stderr}"
-    return res.stdout
-
-
 def put(host, path: str, text: str) -> None:
-    _ok(host, f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {shlex.quote(path)}")
+    ok(host, f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {shlex.quote(path)}")
 
 
 def make_ca(host) -> str:
-    _ok(host, f"mkdir -p {CA} && cd {CA} && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key "
+    ok(host, f"mkdir -p {CA} && cd {CA} && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key "
               "-out ca.crt -days 30 -subj '/CN=zrunbook test CA' -addext basicConstraints=critical,CA:TRUE "
               "-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null"
               " && printf '%s\\n' subjectAltName=DNS:www.example.com extendedKeyUsage=serverAuth "
@@ -46,20 +41,20 @@ def make_ca(host) -> str:
 
 def sign(host, csr: str, crt: str = "/etc/ssl/certs/www.example.com.crt") -> None:
     # 90 days: the Mozilla profiles check certificate lifetimes too
-    _ok(host, f"cd {CA} && openssl x509 -req -in {shlex.quote(csr)} -CA ca.crt -CAkey ca.key -days 90 "
+    ok(host, f"cd {CA} && openssl x509 -req -in {shlex.quote(csr)} -CA ca.crt -CAkey ca.key -days 90 "
               f"-extfile ext -out {crt} 2>/dev/null")
 
 
 def enable_site(host, site: str) -> None:
-    _ok(host, f"cp {snippet_path(site)} /etc/apache2/sites-available/tls.conf"
+    ok(host, f"cp {snippet_path(site)} /etc/apache2/sites-available/tls.conf"
               " && a2enmod -q ssl && a2ensite -q tls")
     conf = "/etc/apache2/apache2.conf"
-    _ok(host, f"grep -q '^ServerName' {conf} || echo 'ServerName localhost' >> {conf}")
+    ok(host, f"grep -q '^ServerName' {conf} || echo 'ServerName localhost' >> {conf}")
 
 
 def start(host) -> None:
-    _ok(host, "apache2ctl -t 2>&1")
-    _ok(host, "apache2ctl start 2>&1")
+    ok(host, "apache2ctl -t 2>&1")
+    ok(host, "apache2ctl start 2>&1")
     for _ in range(50):
         if host.run("ss -Hltn 'sport = :443' | grep -q 443").rc == 0:
             return
@@ -69,7 +64,7 @@ def start(host) -> None:
 
 def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
     ca = make_ca(host)
-    _ok(host, "cd /etc/ssl && openssl req -new -newkey rsa:2048 -nodes -keyout private/www.example.com.key "
+    ok(host, "cd /etc/ssl && openssl req -new -newkey rsa:2048 -nodes -keyout private/www.example.com.key "
               "-subj /CN=www.example.com -out /tmp/www.csr 2>/dev/null")
     sign(host, "/tmp/www.csr")
     enable_site(host, site)
@@ -79,15 +74,12 @@ def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
 
 def prepare_token_key(host) -> str:
     """The token, httpd's user in pkcs11, the key in the token with a test-CA certificate; returns the CA."""
-    start_pkcsslotd(host)
-    _ok(host, f"{TOKEN_ENV} bash {snippet_path('crypto/token/init-token.sh')}")
-    res = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "www-data")
-    assert res.rc == 0, res.stdout + res.stderr
+    token = ready_token(host, "www-data")
     put(host, OPENSSL_PKCS11_CONF, on_host(host, openssl_config("ubuntu-debian")))
-    _ok(host, f"{TOKEN_ENV} bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
+    ok(host, f"{token.env} bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
     ca = make_ca(host)
     sign(host, "/etc/ssl/www.example.com.csr")
-    _ok(host, f"bash {snippet_path('ihs/apache/set-httpd-openssl-conf.sh')}")
+    ok(host, f"bash {snippet_path('ihs/apache/set-httpd-openssl-conf.sh')}")
     return ca
 
 

@@ -502,15 +502,19 @@ class Engine:
 
     # --- containers ---
 
-    def start(self, spec: HostSpec, image: str, run_id: str, name: str) -> str:
-        """Start a container named name; it is registered for removal at exit before it exists."""
+    def start(self, spec: HostSpec, image: str, run_id: str, name: str, *run_args: str) -> str:
+        """Start a container named name; it is registered for removal at exit before it exists.
+
+        run_args are further ``run`` options (a user, dropped capabilities) placed before the image.
+        Every container has ``--network none``: no check needs a network (a scanner on this machine
+        enters the container's network namespace instead), so no caller can ask for one."""
         _LIVE.add((self, name))
         self.run(
             "run", "-d", "--init", "--network", "none", "--name", name, "--hostname", spec.name,
             "--label", f"zrunbook.run={run_id}", "--label", f"zrunbook.owner={owner_label()}",
             "--label", f"zrunbook.host={spec.name}",
             "-v", f"{SNIPPETS}:{SNIPPETS_IN_CONTAINER}:ro",
-            image, "sleep", "infinity",
+            *run_args, image, "sleep", "infinity",
         )  # fmt: skip
         return name
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 
-from zrunbook.hosts.apache import CA, _ok, enable_site, start, token_key
+from zrunbook.hosts.apache import CA, enable_site, start, token_key
 from zrunbook.hosts.steps import run_snippet
+from zrunbook.hosts.util import ok
 
 SITE = "webseal/apache/apache-ssl-junction.conf"
 BACKEND = "/etc/zr-backend"
@@ -51,16 +52,16 @@ Listen 127.0.0.1:9443
 
 def backend(host, ca_dir: str = CA) -> None:
     """The back end, its certificate signed by the CA in ca_dir (the test CA unless a test swaps it)."""
-    _ok(host, f"mkdir -p {BACKEND} /srv/backend && head -c {PAGE_BYTES} /dev/urandom > /srv/backend/page-5.8k.html"
+    ok(host, f"mkdir -p {BACKEND} /srv/backend && head -c {PAGE_BYTES} /dev/urandom > /srv/backend/page-5.8k.html"
               " && head -c 12288 /dev/urandom > /srv/backend/page-12k.html && chmod -R a+r /srv/backend")
-    _ok(host, "grep -q was.example.com /etc/hosts || echo '127.0.0.1 was.example.com' >> /etc/hosts")
-    _ok(host, f"cd {BACKEND} && openssl req -new -newkey rsa:2048 -nodes -keyout was.key -subj /CN=was.example.com "
+    ok(host, "grep -q was.example.com /etc/hosts || echo '127.0.0.1 was.example.com' >> /etc/hosts")
+    ok(host, f"cd {BACKEND} && openssl req -new -newkey rsa:2048 -nodes -keyout was.key -subj /CN=was.example.com "
               "-addext subjectAltName=DNS:was.example.com -out was.csr 2>/dev/null"
               f" && cd {ca_dir} && openssl x509 -req -in {BACKEND}/was.csr -CA ca.crt -CAkey ca.key -days 30 "
               f"-copy_extensions copy -out {BACKEND}/was.crt 2>/dev/null")
     host.run(f"test -s {BACKEND}/httpd.pid && apache2 -f {BACKEND}/httpd.conf -k stop; sleep 0.5")
-    _ok(host, f"cat > {BACKEND}/httpd.conf <<'EOF'\n{BACKEND_CONF}EOF")
-    _ok(host, f"apache2 -f {BACKEND}/httpd.conf -k start 2>&1")
+    ok(host, f"cat > {BACKEND}/httpd.conf <<'EOF'\n{BACKEND_CONF}EOF")
+    ok(host, f"apache2 -f {BACKEND}/httpd.conf -k start 2>&1")
     for _ in range(50):
         if host.run("ss -Hltn 'sport = :9443' | grep -q 9443").rc == 0:
             return
@@ -70,7 +71,7 @@ def backend(host, ca_dir: str = CA) -> None:
 
 def serve(host) -> str:
     ca = token_key(host)
-    _ok(host, f"cp {ca} /etc/ssl/certs/backend-ca.crt")
+    ok(host, f"cp {ca} /etc/ssl/certs/backend-ca.crt")
     backend(host)
     res = run_snippet(host, "webseal/apache/enable-proxy-modules.sh")
     assert res.rc == 0, res.stdout + res.stderr
@@ -106,7 +107,7 @@ echo "$t0 $t1 $c0 $c1 $(getconf CLK_TCK)"
 
 def measure(host, ca: str, junction: str, requests: int) -> tuple[float, float, float]:
     script = MEASURE.replace("@N@", str(requests)).replace("@JCT@", junction).replace("@CA@", ca)
-    out = _ok(host, "bash <<'ZR'\n" + script + "ZR")
+    out = ok(host, "bash <<'ZR'\n" + script + "ZR")
     ok_line, nums = out.strip().splitlines()[-2:]
     assert int(ok_line) == requests, f"only {ok_line} of {requests} requests through /{junction}/ returned 200"
     t0, t1, c0, c1, tck = (float(x) for x in re.split(r"\s+", nums))

@@ -4,6 +4,7 @@ pytest-testinfra host object (duck-typed; nothing here imports pytest).
 ``snippet_path("crypto/packages/verify-packages.sh")``: where ``snippets/<path>`` is inside every
 container (the repository's ``snippets/`` is mounted read-only at ``/snippets``).
 ``run_snippet(host, path, *args)``: runs it with bash and returns testinfra's CommandResult.
+``arch(host)``: the host's Debian architecture (``amd64``, ``s390x``), for expectations per architecture.
 ``start_pkcsslotd(host)``: starts openCryptoki's slot daemon the way a container needs it.
 ``State``: a host state made once and kept as an image (checks/hosts/plugin.py makes and starts it).
 """
@@ -23,6 +24,11 @@ from zrunbook.hosts import engine as eng
 
 def snippet_path(path: str) -> str:
     return f"{eng.SNIPPETS_IN_CONTAINER}/{path}"
+
+
+def arch(host) -> str:
+    """The Debian architecture of the container host (zrunbook/hosts/engine.py HOSTS)."""
+    return eng.HOSTS[host.zr_name].arch
 
 
 def run_snippet(host, path: str, *args: str):
@@ -65,10 +71,11 @@ class State:
 
     The image's tag hashes the host image, the state's name, every file under the snippet folders it
     draws on (``snippets``: folders or files under snippets/, whole folders so that no snippet a helper
-    reads is missed), the file ``prepare`` is defined in and every module of the zrunbook library and every helper under
-    checks/ (not the tests), so a change to any of them makes the state again; nothing stale is reused. A test on a
-    prepared state asserts exactly what it asserted when it did the preparation itself: the
-    preparation's own assertions ran when the state was made, and a failed preparation makes no image.
+    reads is missed), the other files it reads (``files``: a check's Java source), the file ``prepare`` is
+    defined in and every module of the zrunbook library and every helper under checks/ (not the tests), so
+    a change to any of them makes the state again; nothing stale is reused. A test on a prepared state
+    asserts exactly what it asserted when it did the preparation itself: the preparation's own assertions
+    ran when the state was made, and a failed preparation makes no image.
     """
 
     name: str
@@ -76,11 +83,12 @@ class State:
     resume: Callable[[object], None] = start_pkcsslotd
     snippets: tuple[str, ...] = ()
     stop: Callable[[object], None] = stop_pkcsslotd
+    files: tuple[str, ...] = ()  # other repository files prepare reads (a check's Java source)
 
     def inputs(self) -> list[object]:
         helpers = sorted(p for root in (eng.REPO / "zrunbook", eng.REPO / "checks") for p in root.rglob("*.py")
                          if not p.name.startswith(("test_", "conftest")) and "__pycache__" not in p.parts)
-        files = {*helpers, Path(inspect.getsourcefile(self.prepare))}
+        files = {*helpers, Path(inspect.getsourcefile(self.prepare)), *(eng.REPO / f for f in self.files)}
         return [self.name, [(p.relative_to(eng.REPO).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
                             for p in sorted(files)],
                 [(p.relative_to(eng.SNIPPETS).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())

@@ -1,4 +1,4 @@
-"""Helpers shared by the WebSphere chapter's checks: copy text into a container, show a command's result."""
+"""Small helpers of the host checks: copy text into a container, show a command's result, compile Java there."""
 
 from __future__ import annotations
 
@@ -6,12 +6,16 @@ import base64
 import shlex
 from pathlib import Path
 
-# The WebSphere chapter's test token (test data, never in snippets/).
-TOKEN = {"TOKEN_LABEL": "IBMICATOK", "TOKEN_SO_PIN": "87650000", "TOKEN_USER_PIN": "24681357"}
-
 
 def output(result) -> str:
     return f"rc={result.rc}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+
+
+def ok(host, cmd: str) -> str:
+    """Run cmd; its stdout, or an AssertionError naming the command and its whole result."""
+    res = host.run(cmd)
+    assert res.rc == 0, f"{cmd}\n{output(res)}"
+    return res.stdout
 
 
 def copy_to(host, text: str | bytes, path: str) -> None:
@@ -21,22 +25,6 @@ def copy_to(host, text: str | bytes, path: str) -> None:
     host.run_test(f"mkdir -p {shlex.quote(str(Path(path).parent))} && "
                   f"echo {encoded} | base64 -d > {shlex.quote(path)}")
 
-
-
-def ready_was_token(host) -> None:
-    """The crypto chapter's steps as the WAS pages ask for them: pkcsslotd, the token initialised with
-    init-token.sh, wasadmin in pkcs11, the token folders opened to the group (the reader's step)."""
-    from zrunbook.hosts.steps import run_snippet, snippet_path, start_pkcsslotd
-
-    start_pkcsslotd(host)
-    env = " ".join(f"{k}={v}" for k, v in TOKEN.items())
-    init = host.run(f"{env} bash {snippet_path('crypto/token/init-token.sh')}")
-    assert init.rc == 0, output(init)
-    host.run_test("id wasadmin || useradd -m wasadmin")
-    added = run_snippet(host, "crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "wasadmin")
-    assert added.rc == 0, output(added)
-    opened = run_snippet(host, "crypto/token/let-pkcs11-group-store-keys.sh")
-    assert opened.rc == 0, output(opened)
 
 
 def compile_java(host, source: str) -> None:

@@ -1,0 +1,120 @@
+"""The import graph is docs -> zrunbook <- checks, and tests share code only through the library or fixtures.
+
+Every .py under zrunbook/, docs/_ext/ and checks/ is parsed (not imported) and its imports resolved to
+repository modules. Reported, naming file and import:
+
+* zrunbook or docs/_ext importing ``checks``;
+* any module importing a test module (``test_*.py``) or a conftest: shared code belongs in zrunbook/ or
+  in a fixture;
+* a folder of checks/ (a chapter's checks) importing another folder's module, except the pytest plugins
+  checks/conftest.py names in ``pytest_plugins``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from zrunbook import ROOT
+
+TREES = ("zrunbook", "docs/_ext", "checks")
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def plugins(root: Path) -> set[str]:
+    """The modules checks/conftest.py lists in pytest_plugins."""
+    conftest = root / "checks" / "conftest.py"
+    if not conftest.exists():
+        return set()
+    for node in ast.parse(conftest.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["pytest_plugins"]:
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def imported(root: Path, path: Path) -> list[tuple[int, str]]:
+    """(line, module) for each import in path that names a module of the repository's checks/ or zrunbook/
+    trees, or any ``checks`` import at all; ``from package import module`` resolves to the module."""
+    package = module_name(root, path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                is_module = (root / Path(*sub.split("."))).with_suffix(".py").exists() or (
+                    root / Path(*sub.split(".")) / "__init__.py").exists()
+                found.append((node.lineno, sub if is_module else module))
+    return list(dict.fromkeys(found))  # one report per module and line, not per name imported
+
+
+def is_test_module(module: str) -> bool:
+    last = module.rsplit(".", 1)[-1]
+    return last.startswith("test_") or last == "conftest"
+
+
+def layout_problems(root: Path) -> list[str]:
+    allowed = plugins(root)
+    problems = []
+    for tree in TREES:
+        for path in sorted((root / tree).rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(root).as_posix()
+            here = module_name(root, path).split(".")
+            for line, module in imported(root, path):
+                parts = module.split(".")
+                if parts[0] != "checks":
+                    continue
+                where = f"{rel}:{line}: imports {module}"
+                if tree != "checks":
+                    problems.append(f"{where}: zrunbook and docs never import checks")
+                elif is_test_module(module):
+                    problems.append(f"{where}: a test module or conftest; share through zrunbook/ or a fixture")
+                elif (len(here) > 2 and len(parts) > 2 and parts[1] != here[1] and module not in allowed):
+                    problems.append(f"{where}: another chapter's checks module")
+    return problems
+
+
+def test_no_library_imports_checks_and_no_test_imports_another_test():
+    assert layout_problems(ROOT) == []
+
+
+def write(root: Path, rel: str, text: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_layout_check_names_each_bad_import_with_its_file(tmp_path):
+    write(tmp_path, "checks/conftest.py", 'pytest_plugins = ["checks.hosts.plugin"]\n')
+    write(tmp_path, "checks/hosts/plugin.py")
+    write(tmp_path, "checks/hosts/helper.py")
+    write(tmp_path, "checks/ihs/test_a.py", "import checks.hosts.plugin\nfrom checks.ihs import helper\n")
+    write(tmp_path, "checks/ihs/helper.py")
+    write(tmp_path, "checks/ihs/test_b.py", "from checks.ihs.test_a import X\nfrom . import conftest\n")
+    write(tmp_path, "checks/ihs/conftest.py")
+    write(tmp_path, "checks/was/test_c.py", "from checks.ihs import helper\nfrom checks.hosts import helper\n")
+    write(tmp_path, "zrunbook/hosts/x.py", "from checks.hosts.plugin import SELECTED\n")
+    write(tmp_path, "docs/_ext/ext.py", "import checks\n")
+    assert layout_problems(tmp_path) == [
+        "zrunbook/hosts/x.py:1: imports checks.hosts.plugin: zrunbook and docs never import checks",
+        "docs/_ext/ext.py:1: imports checks: zrunbook and docs never import checks",
+        "checks/ihs/test_b.py:1: imports checks.ihs.test_a: a test module or conftest; share through zrunbook/ "
+        "or a fixture",
+        "checks/ihs/test_b.py:2: imports checks.ihs.conftest: a test module or conftest; share through zrunbook/ "
+        "or a fixture",
+        "checks/was/test_c.py:1: imports checks.ihs.helper: another chapter's checks module",
+        "checks/was/test_c.py:2: imports checks.hosts.helper: another chapter's checks module",
+    ]
