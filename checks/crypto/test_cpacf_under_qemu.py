@@ -7,9 +7,9 @@ query answers (the first doubleword of each pair: bit n = function code n; the s
 """
 
 import re
-from pathlib import Path
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+from zrunbook import SNIPPETS
+
 QUERY_ONLY = (0x8000000000000000, 0x0)
 
 

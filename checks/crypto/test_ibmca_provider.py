@@ -16,6 +16,7 @@ import shlex
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.hosts.engine import REPO
 from zrunbook.hosts.steps import run_snippet, snippet_path
 from zrunbook.hosts.util import copy_to, output
@@ -143,7 +144,7 @@ def test_on_amd64_the_config_loads_only_the_default_provider(host):
 @pytest.mark.snippet(CONF, checker="testinfra")
 def test_on_ibm_z_a_missing_module_is_skipped_silently_too(fresh_host):
     """As without the package: OpenSSL runs with the default provider alone and says nothing."""
-    text = (REPO / "snippets" / CONF).read_text(encoding="utf-8")
+    text = (SNIPPETS / CONF).read_text(encoding="utf-8")
     copy_to(fresh_host, text.replace("module = ibmca-provider.so", "module = no-such-provider.so"), "/tmp/m/o.cnf")
     state = provider_state(fresh_host, "/tmp/m/o.cnf")
     assert state["loads"], state["output"]

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.crypto import recorded, values
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 BAD = Path(__file__).parent / "bad"
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.ctg import ctg_ini, jvm
 
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
 BAD = Path(__file__).parent / "bad"
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.db2 import lsdasd
 from zrunbook.hosts.steps import run_snippet, snippet_path
 
@@ -15,7 +16,6 @@ CHZDEV = "db2/disks/enable-hyperpav-aliases.sh"
 CHCCWDEV = "db2/disks/enable-hyperpav-aliases-2013.sh"
 LSDASD = "db2/disks/lsdasd-s-hyperpav.out"
 HERE = Path(__file__).resolve().parent
-SNIPPETS = HERE.parents[1] / "snippets"
 
 
 def verify(host, path: str):

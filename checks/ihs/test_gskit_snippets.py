@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.ihs import gskit
 from zrunbook.ihs.distro_paths import DISTROS, current_with_driver, driver_fragment, library
 
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
 BAD = Path(__file__).parent / "bad"
 
 CURRENT = ["create-key-database.sh", "create-token-certificate.sh", "list-token-certificates.sh",

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.hosts.steps import run_snippet
 from zrunbook.results.bench_format import validate_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-MEASURED = ROOT / "snippets" / "results" / "measured" / "debian13-amd64"
+MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
 BAD = Path(__file__).resolve().parent / "bad" / "bench"
 HARNESS = "results/measure-tls.sh"
 SITE = "/snippets/ihs/apache/apache-tls-openssl.conf"
@@ -92,7 +93,7 @@ def test_harness_refuses_a_site_without_tls_and_a_busy_port(host):
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(HARNESS, checker="testinfra")
 def test_x86_mask_switches_aes_ni_off_for_openssl(host):
-    script = (ROOT / "snippets" / HARNESS).read_text(encoding="utf-8")
+    script = (SNIPPETS / HARNESS).read_text(encoding="utf-8")
     mask = re.search(r'"software:(OPENSSL_ia32cap=[^"]+)"', script).group(1)
 
     def aes_gcm(env: str) -> float:

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.results.study_data import validate
 
 ROOT = Path(__file__).resolve().parents[2]
-STUDIES = ROOT / "snippets" / "results" / "studies"
+STUDIES = SNIPPETS / "results" / "studies"
 BAD = Path(__file__).resolve().parent / "bad"
 FILES = sorted(p.name for p in STUDIES.glob("*.csv"))
 

@@ -9,8 +9,9 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
+from zrunbook import SNIPPETS
+
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
 GENERATED = {"genindex.html", "search.html"}
 
 

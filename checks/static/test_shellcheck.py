@@ -5,10 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook import registry
+from zrunbook import SNIPPETS, registry
 
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
 
 SHELL = sorted(p.relative_to(SNIPPETS).as_posix() for p in SNIPPETS.rglob("*.sh"))
 

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook import facts as facts_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,9 +26,9 @@ def test_mapped_page_exists(row):
 def test_mapped_snippets_exist_and_the_page_shows_one_of_them(row):
     matched = []
     for pattern in row["snippets"].split():
-        found = sorted((ROOT / "snippets").glob(pattern))
+        found = sorted(SNIPPETS.glob(pattern))
         assert found, f"snippets/{pattern} matches no file"
-        matched += [p.relative_to(ROOT / "snippets").as_posix() for p in found]
+        matched += [p.relative_to(SNIPPETS).as_posix() for p in found]
     page = (ROOT / "docs" / f"{row['page']}.md").read_text(encoding="utf-8")
     assert any(m in page for m in matched), f"docs/{row['page']}.md shows none of {matched}"
 

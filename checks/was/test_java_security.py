@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.was import java_security
 
 HERE = Path(__file__).resolve().parent
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 CURRENT = "was/pkcs11/java-security-providers-current.security"
 STUDY = "was/pkcs11/java-security-providers-2013.security"
 BAD = sorted(p.name for p in (HERE / "bad").glob("*.security"))

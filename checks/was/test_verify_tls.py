@@ -1,5 +1,5 @@
 """The reader's verification, run for real against a stand-in for WebSphere's HTTPS transport: a Java HTTPS
-server (checks/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11; zrunbook/hosts/jsse.py starts it) whose
+server (zrunbook/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11; zrunbook/hosts/jsse.py starts it) whose
 private key and certificate were generated IN the token with keytool, offering exactly the protocols and suites
 set-ssl-config-current.py gives WebSphere. check-tls-handshake.sh must show TLS 1.3 and TLS 1.2 with those
 suites and a verified certificate; once the key object is deleted from the token, the running server can no

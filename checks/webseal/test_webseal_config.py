@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from zrunbook import SNIPPETS
 from zrunbook.ihs import gskit
 from zrunbook.webseal import labels, ldap_db, pdadmin, stanza
 
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
 BAD = Path(__file__).parent / "bad"
 CURRENT_CONF = "webseal/conf/webseald-pkcs11-current.conf"
 STUDY_CONF = "webseal/conf/webseald-pkcs11-2007.conf"

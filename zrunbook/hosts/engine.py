@@ -51,11 +51,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from zrunbook import ROOT, SNIPPETS  # noqa: F401  (SNIPPETS: engine.SNIPPETS for the pool and the tests)
 from zrunbook.hosts import mirror as mir
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = ROOT
 CONTAINERFILE = Path(__file__).resolve().parent / "Containerfile"
-SNIPPETS = REPO / "snippets"
 SNIPPETS_IN_CONTAINER = "/snippets"
 
 SUITE = "trixie"

@@ -1,10 +1,10 @@
 """OpenJDK stand-ins for WebSphere on a container host: Java sources of the WAS checks run against the token.
 
-``PKCS11_CHECK``: checks/was/Pkcs11Check.java, which loads token configuration files into SunPKCS11 (the
+``PKCS11_CHECK``: zrunbook/was/Pkcs11Check.java, which loads token configuration files into SunPKCS11 (the
 strictest parser of IBMPKCS11Impl's format at hand); ``SUNPKCS11_REJECTS``: what it says about each study
 mistake under checks/was/bad/ (the WAS and errata checks both assert it).
 ``VERIFY_KEY``: a prepared state (steps.State) with the token ready for wasadmin (zrunbook/hosts/token.py)
-and the key and certificate of checks/was/TokenHttpsServer.java made IN the token with keytool;
+and the key and certificate of zrunbook/was/TokenHttpsServer.java made IN the token with keytool;
 ``start_server(host)`` starts that HTTPS server on 9443 with the protocols and suites
 set-ssl-config-current.py gives WebSphere and returns the certificate's path (the CA file of a check).
 The Java sources stay beside the WAS checks, where the guide names them; they are test scaffolding read
@@ -22,8 +22,8 @@ from zrunbook.hosts.token import PINS, ready_token, slot_of
 from zrunbook.hosts.util import compile_java, copy_to, output
 from zrunbook.ihs.distro_paths import library, on_host
 
-PKCS11_CHECK = "checks/was/Pkcs11Check.java"
-SERVER = "checks/was/TokenHttpsServer.java"
+PKCS11_CHECK = "zrunbook/was/Pkcs11Check.java"
+SERVER = "zrunbook/was/TokenHttpsServer.java"
 SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
 AS_WAS = "cd /tmp/verify && runuser -u wasadmin --"
 # keytool's options for the token keystore (SunPKCS11 with /tmp/verify/token.cfg) and the server's alias
