@@ -11,8 +11,10 @@ SCRIPT = ("#!/usr/bin/env bash\n"
           "# Usage: count-lines.sh FILE\n"
           "set -euo pipefail\n"
           "# The options\n"
+          "\n"
           "FILE=${1:?}\n"
           "QUIET=\"\"\n"
+          "\n"
           "# The work\n"
           "wc -l \"$FILE\"\n"
           "echo done\n")
@@ -32,11 +34,12 @@ def _block(build, page):
 
 
 def test_a_region_shows_the_lines_between_the_markers_and_the_caption_says_which(root):
+    """Without the blank lines at either end: the caption names the lines a reader sees."""
     page = root.show("region", REL, ":start-after: The options", ":end-before: The work")
     build = root.build("html")
     assert build.returncode == 0, build.log  # invariant 1: a region include shows the file
     block, _ = _block(build, page)
-    assert block.select_one(".caption-text, .caption").get_text(strip=True) == f"{REL}, lines 5\u20136 of 9"
+    assert block.select_one(".caption-text, .caption").get_text(strip=True) == f"{REL}, lines 6\u20137 of 11"
     assert block.select_one("pre").get_text() == 'FILE=${1:?}\nQUIET=""\n'  # what the copy button copies
 
 
@@ -71,7 +74,7 @@ def test_a_marker_on_two_lines_fails_the_build(root):
     page = root.show("twice", REL, ":end-before: The")
     result = root.build()
     assert result.returncode != 0
-    assert (f"{page}:3: :end-before: marker 'The' is on 2 lines of snippets/{REL} (lines 4, 7): "
+    assert (f"{page}:3: :end-before: marker 'The' is on 2 lines of snippets/{REL} (lines 4, 9): "
             "a marker must name one line") in result.log
 
 

@@ -91,7 +91,10 @@ class RegionError(ValueError):
 
 
 def region(text: str, rel: str, options: dict) -> tuple[str, int, int, int] | None:
-    """(shown text, first line, last line, lines in the file) for the marker options, or None without them."""
+    """(shown text, first line, last line, lines in the file) for the marker options, or None without them.
+
+    The lines after the ``start-after`` line and before the ``end-before`` line, without blank lines at
+    either end."""
     if not any(key in options for key in MARKERS):
         return None
     lines = text.splitlines(keepends=True)
@@ -109,9 +112,13 @@ def region(text: str, rel: str, options: dict) -> tuple[str, int, int, int] | No
         found[key] = hits[0]
     start = found.get("start-after", -1) + 1
     end = found.get("end-before", len(lines))
+    while start < end and not lines[start].strip():  # blank lines at either end: shown, copied, counted for nothing
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
     if end <= start:
-        raise RegionError(f"no lines between the markers in snippets/{rel}: :end-before: is on line {end + 1}, "
-                          f":start-after: on line {start}")
+        raise RegionError(f"no lines between the markers in snippets/{rel} (:start-after: "
+                          f"{options.get('start-after')!r}, :end-before: {options.get('end-before')!r})")
     return "".join(lines[start:end]), start + 1, end, len(lines)
 
 
