@@ -83,3 +83,12 @@ def test_markers_in_the_wrong_order_fail_the_build(root):
     result = root.build()
     assert result.returncode != 0
     assert f"{page}:3: no lines between the markers in snippets/{REL}" in result.log
+
+
+def test_line_numbers_count_newlines_only(root):
+    """A U+2028 inside a line (str.splitlines() breaks there, an editor does not) moves no line number."""
+    root.write(f"snippets/{REL}", SCRIPT.replace("# Usage:", "# Usage\u2028:"))
+    page = root.show("region", REL, ":start-after: The options", ":end-before: The work")
+    build = root.build("html")
+    block, _ = _block(build, page)
+    assert block.select_one(".caption-text, .caption").get_text(strip=True) == f"{REL}, lines 6\u20137 of 11"

@@ -97,7 +97,9 @@ def region(text: str, rel: str, options: dict) -> tuple[str, int, int, int] | No
     either end."""
     if not any(key in options for key in MARKERS):
         return None
-    lines = text.splitlines(keepends=True)
+    # Lines end at "\n" only: str.splitlines() also breaks at U+2028 and the like, which editors and wc do not.
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]] + [pieces[-1]] * bool(pieces[-1])
     found = {}
     for key in MARKERS:
         if key not in options:
