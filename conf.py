@@ -15,6 +15,9 @@ extensions = [
     "sphinx_copybutton",
     "sphinx.ext.graphviz",
     "snippet",
+    "badges",
+    "invariants",
+    "pdftabs",
     "facts",
     "charts",
     "pdfparts",
@@ -42,6 +45,6 @@ latex_elements = {
     "fontpkg": r"\setmainfont{DejaVu Serif}\setsansfont{DejaVu Sans}\setmonofont{DejaVu Sans Mono}",
 }
 
-# The snippet extension: where snippets live and the ledger `make check` writes (zrunbook/ledger.py).
+# Where snippets live (snippet.py) and the ledger `make check` writes (zrunbook/ledger.py) that badges.py reads.
 snippet_root = "snippets"
 snippet_ledger = "ledger.json"

@@ -198,13 +198,13 @@ def test_a_failed_host_build_is_tried_once_per_run_and_every_test_reports_it(fak
         assert len(message) == 1, section
 
 
-def _load_snippet_extension():
+def _load_badges_extension():
     sys.path.insert(0, str(eng.REPO / "docs" / "_ext"))
     try:
-        import snippet
+        import badges
     finally:
         sys.path.pop(0)
-    return snippet
+    return badges
 
 
 def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badge_says_so(tmp_path):
@@ -229,7 +229,7 @@ def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badg
     assert runs["debian13-s390x"]["index"] == unverified
     assert "index" not in runs["debian13-amd64"]
 
-    snippet = _load_snippet_extension()
+    badges = _load_badges_extension()
     app = SimpleNamespace(env=SimpleNamespace(zr_ledger=results, zr_digests={rel: digest}))
-    texts = [snippet._badge_text(e) for e in snippet._badge_entries(app, rel)]
+    texts = [badges.badge_text(e) for e in badges.badge_entries(app, rel)]
     assert texts == ["testinfra · debian13-amd64 · passed", "testinfra · debian13-s390x · passed · index unverified"]

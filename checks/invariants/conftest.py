@@ -1,4 +1,11 @@
-"""A throw-away copy of the project tree, and the two commands the invariants are enforced by."""
+"""Fixtures for the invariants: small in-process Sphinx projects (most cases), the real project (a few).
+
+Most cases need only the guide's extensions and build a small project of their own (``sphinx_root``, from
+checks/docs/testroot.py). Two cases run pytest's 'every snippet is checked' invariant, which needs the real
+checks/, zrunbook/ and snippets/: they get a throw-away copy (``tree``), because that pytest run writes the
+ledger and one of them adds a file under snippets/. The untouched guide's build and the Makefile/tox cases read
+the repository in place.
+"""
 
 import os
 import shutil
@@ -8,37 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from checks.docs.testroot import sphinx_root  # noqa: F401  (a fixture)
+
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ["conf.py", "pyproject.toml", "docs", "snippets", "facts", "zrunbook", "checks"]
+COPIED = [  # all that collecting checks/ reads
+    "conf.py", "pyproject.toml", "docs", "snippets", "facts", "zrunbook", "checks"]
 
 
 class Tree:
     def __init__(self, path: Path):
         self.path = path
 
-    def write(self, rel: str, text: str | bytes) -> Path:
+    def write(self, rel: str, text: str) -> Path:
         target = self.path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            target.write_bytes(text)
-        else:
-            target.write_text(text, encoding="utf-8")
+        target.write_text(text, encoding="utf-8")
         return target
-
-    def add_page(self, name: str, body: str) -> str:
-        """A page under docs/ that is part of the toctree; returns its path relative to the tree."""
-        rel = f"docs/{name}.md"
-        self.write(rel, body)
-        index = self.path / "docs" / "index.md"
-        index.write_text(index.read_text(encoding="utf-8")
-                         + f"\n```{{toctree}}\n:hidden:\n\n{name}\n```\n", encoding="utf-8")
-        return rel
-
-    def build(self) -> subprocess.CompletedProcess:
-        env = dict(os.environ, ZR_NO_COLLECT="1")
-        return subprocess.run(
-            [sys.executable, "-m", "sphinx", "-b", "dummy", "-q", "-c", ".", "docs", "build/dummy"],
-            cwd=self.path, capture_output=True, text=True, env=env)
 
     def check_coverage(self) -> subprocess.CompletedProcess:
         return subprocess.run(

@@ -1,44 +1,59 @@
 """The three invariants of the design, and the directive's bad-input errors, each shown to fail.
 
-Each test breaks a throw-away copy of the tree in one way and asserts that the build (or the check
-run) fails with a message naming the file and line.
+Each case builds a small project (checks/docs/testroot.py) broken in one way and asserts that the build fails
+with a message naming the file and line; the same project unbroken builds. The 'every snippet is checked'
+cases run pytest on a copy of the real project, the untouched-guide and Makefile cases read it in place.
 """
 
-FENCE = "`" * 3  # written this way so this file holds no fence of its own
+import subprocess
+import sys
+
+from checks.docs.testroot import FENCE, REPO
+
+SCRIPT = "#!/usr/bin/env bash\nset -euo pipefail\nlszcrypt -V\n"
 
 
-def test_build_of_the_untouched_tree_succeeds(tree):
-    result = tree.build()
+def test_build_of_the_untouched_guide_succeeds(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "sphinx", "-b", "dummy", "-q", "-c", ".", "docs",
+                             str(tmp_path / "dummy")], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
-def test_orphan_snippet_fails_the_build(tree):
-    tree.write("snippets/crypto/packages/forgotten.sh", "#!/usr/bin/env bash\n# unused\nset -euo pipefail\n")
-    result = tree.build()
+def test_a_project_whose_pages_show_every_snippet_builds(sphinx_root):
+    sphinx_root.write("snippets/crypto/packages/verify-packages.sh", SCRIPT)
+    sphinx_root.show("shown", "crypto/packages/verify-packages.sh")
+    result = sphinx_root.build()
+    assert result.returncode == 0, result.log
+    assert "snippet invariants violated" not in result.log
+
+
+def test_orphan_snippet_fails_the_build(sphinx_root):
+    sphinx_root.write("snippets/crypto/packages/forgotten.sh", "#!/usr/bin/env bash\n# unused\nset -euo pipefail\n")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert "snippets/crypto/packages/forgotten.sh: orphan snippet: no page shows it" in result.stderr
+    assert "snippets/crypto/packages/forgotten.sh: orphan snippet: no page shows it" in result.log
 
 
-def test_page_naming_a_missing_snippet_fails_the_build(tree):
+def test_page_naming_a_missing_snippet_fails_the_build(sphinx_root):
     body = f"# Missing\n\nText.\n\n{FENCE}{{snippet}} crypto/nowhere/gone.sh\n{FENCE}\n"
-    page = tree.add_page("missing", body)
-    result = tree.build()
+    page = sphinx_root.add_page("missing", body)
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:5: page names a missing snippet: snippets/crypto/nowhere/gone.sh" in result.stderr
+    assert f"{page}:5: page names a missing snippet: snippets/crypto/nowhere/gone.sh" in result.log
 
 
-def test_fenced_code_block_in_a_page_fails_the_build(tree):
-    page = tree.add_page("inline", f"# Inline\n\nRun this:\n\n{FENCE}bash\nmodprobe z90crypt\n{FENCE}\n")
-    result = tree.build()
+def test_fenced_code_block_in_a_page_fails_the_build(sphinx_root):
+    page = sphinx_root.add_page("inline", f"# Inline\n\nRun this:\n\n{FENCE}bash\nmodprobe z90crypt\n{FENCE}\n")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:5: inline code block ('modprobe z90crypt'" in result.stderr
+    assert f"{page}:5: inline code block ('modprobe z90crypt'" in result.log
 
 
-def test_indented_code_block_in_a_page_fails_the_build(tree):
-    page = tree.add_page("indented", "# Indented\n\nRun this:\n\n    lszcrypt -V\n")
-    result = tree.build()
+def test_indented_code_block_in_a_page_fails_the_build(sphinx_root):
+    page = sphinx_root.add_page("indented", "# Indented\n\nRun this:\n\n    lszcrypt -V\n")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:5: inline code block ('lszcrypt -V'" in result.stderr
+    assert f"{page}:5: inline code block ('lszcrypt -V'" in result.log
 
 
 def test_snippet_without_a_checker_fails_make_check(tree):
@@ -55,77 +70,71 @@ def test_checked_tree_passes_the_coverage_invariant(tree):
     assert "1 passed" in result.stdout
 
 
-def _snippet_page(tree, name, reference):
-    return tree.add_page(name, f"# Bad\n\n{FENCE}{{snippet}} {reference}\n{FENCE}\n")
-
-
-def test_malformed_snippet_reference_names_page_and_line(tree):
-    page = _snippet_page(tree, "malformed", "crypto/packages/verify-packages.sh extra-word")
-    result = tree.build()
+def test_malformed_snippet_reference_names_page_and_line(sphinx_root):
+    sphinx_root.write("snippets/crypto/packages/verify-packages.sh", SCRIPT)
+    page = sphinx_root.show("malformed", "crypto/packages/verify-packages.sh extra-word")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:3: malformed snippet reference" in result.stderr
+    assert f"{page}:3: malformed snippet reference" in result.log
 
 
-def test_empty_snippet_reference_is_rejected(tree):
-    page = _snippet_page(tree, "empty", "")
-    result = tree.build()
+def test_empty_snippet_reference_is_rejected(sphinx_root):
+    page = sphinx_root.show("empty", "")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:3: malformed snippet reference ''" in result.stderr
+    assert f"{page}:3: malformed snippet reference ''" in result.log
 
 
-def test_snippet_path_outside_snippets_is_rejected(tree):
-    page = _snippet_page(tree, "outside", "../conf.py")
-    result = tree.build()
+def test_snippet_path_outside_snippets_is_rejected(sphinx_root):
+    page = sphinx_root.show("outside", "../conf.py")
+    result = sphinx_root.build()
     assert result.returncode != 0
     expected = f"{page}:3: snippet path '../conf.py' must be relative to snippets/ and stay inside it"
-    assert expected in result.stderr
+    assert expected in result.log
 
 
-def test_unknown_file_kind_is_rejected(tree):
-    tree.write("snippets/crypto/packages/mystery.xyz", "?\n")
-    page = _snippet_page(tree, "kind", "crypto/packages/mystery.xyz")
-    result = tree.build()
+def test_unknown_file_kind_is_rejected(sphinx_root):
+    sphinx_root.write("snippets/crypto/packages/mystery.xyz", "?\n")
+    page = sphinx_root.show("kind", "crypto/packages/mystery.xyz")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:3: unknown file kind for snippets/crypto/packages/mystery.xyz" in result.stderr
+    assert f"{page}:3: unknown file kind for snippets/crypto/packages/mystery.xyz" in result.log
 
 
-def test_snippet_that_is_not_utf8_is_rejected(tree):
-    tree.write("snippets/crypto/packages/latin1.txt", "Gr\xfc\xdfe\n".encode("latin-1"))
-    page = _snippet_page(tree, "latin1", "crypto/packages/latin1.txt")
-    result = tree.build()
+def test_snippet_that_is_not_utf8_is_rejected(sphinx_root):
+    sphinx_root.write("snippets/crypto/packages/latin1.txt", "Gr\xfc\xdfe\n".encode("latin-1"))
+    page = sphinx_root.show("latin1", "crypto/packages/latin1.txt")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:3: snippets/crypto/packages/latin1.txt is not UTF-8" in result.stderr
+    assert f"{page}:3: snippets/crypto/packages/latin1.txt is not UTF-8" in result.log
 
 
-def test_tab_fence_with_too_few_colons_fails_the_build(tree):
-    page = tree.add_page("tabs", "# Tabs\n\n::::{tabs}\n::{group-tab} Current\nText.\n::\n::::\n")
-    result = tree.build()
+def test_tab_fence_with_too_few_colons_fails_the_build(sphinx_root):
+    page = sphinx_root.add_page("tabs", "# Tabs\n\n::::{tabs}\n::{group-tab} Current\nText.\n::\n::::\n")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:4: directive shown as text ('::{{group-tab}} Current" in result.stderr
+    assert f"{page}:4: directive shown as text ('::{{group-tab}} Current" in result.log
 
 
-def test_snippet_with_a_control_character_is_rejected(tree):
-    tree.write("snippets/crypto/packages/backspace.out", "Flags: 0x44D (RNG|\b)\n")
-    page = _snippet_page(tree, "ctrl", "crypto/packages/backspace.out")
-    result = tree.build()
+def test_snippet_with_a_control_character_is_rejected(sphinx_root):
+    sphinx_root.write("snippets/crypto/packages/backspace.out", "Flags: 0x44D (RNG|\b)\n")
+    page = sphinx_root.show("ctrl", "crypto/packages/backspace.out")
+    result = sphinx_root.build()
     assert result.returncode != 0
-    assert f"{page}:3: snippets/crypto/packages/backspace.out line 1 holds control character '\\x08'" in result.stderr
+    assert f"{page}:3: snippets/crypto/packages/backspace.out line 1 holds control character '\\x08'" in result.log
 
 
 def _tox_commands(*make_vars: str) -> str:
     """The pytest command tox would run for `make check` with these variables (tox resolves it)."""
     import shlex
-    import subprocess
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
-    tox = root / "build" / "tox-venv" / "bin" / "tox"
+    tox = REPO / "build" / "tox-venv" / "bin" / "tox"
     assert tox.exists(), f"{tox} is missing: run the checks through `make check`, which installs tox there"
-    dry = subprocess.run(["make", "-n", "--no-print-directory", "check", *make_vars], cwd=root,
+    dry = subprocess.run(["make", "-n", "--no-print-directory", "check", *make_vars], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout
     line = next(ln for ln in dry.splitlines() if " -e check" in ln)
     args = shlex.split(line.split(" -e check", 1)[1])
-    out = subprocess.run([str(tox), "config", "-e", "check", "-k", "commands", *args], cwd=root,
+    out = subprocess.run([str(tox), "config", "-e", "check", "-k", "commands", *args], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout
     # `commands =` then one indented line per command (ruff, then pytest): the pytest one.
     return next(ln.strip() for ln in out.splitlines() if ln.strip().startswith("pytest "))

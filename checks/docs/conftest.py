@@ -1,0 +1,3 @@
+"""Tests of the guide's Sphinx extensions on small projects built in-process (checks/docs/testroot.py)."""
+
+from checks.docs.testroot import sphinx_root  # noqa: F401  (a fixture)

@@ -1,0 +1,106 @@
+"""The badge line under each snippet, from the results ledger, and the download of the whole file.
+
+Per checker and host that checks the file: its outcome for the file's current bytes, by
+``zrunbook.ledger.entries`` — the same rule the deployer's bundle manifest uses (zrunbook/bundle.py), so a page
+and a manifest never disagree — then the date and commit of the newest check and, in HTML, a link to the
+byte-identical file (the whole file also under a region include).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.osutil import relative_uri
+
+from zrunbook import ledger
+
+DOWNLOADS = "_snippets"
+
+
+def badge_entries(app: Sphinx, rel: str) -> list[dict]:
+    """Per (checker, host) that checks rel: its outcome by zrunbook.ledger.outcome (the bundle asks too)."""
+    return ledger.entries(app.env.zr_ledger, rel, app.env.zr_digests.get(rel))
+
+
+def badge_text(entry: dict) -> str:
+    text = f"{entry['checker']} · {entry['host']} · {entry['outcome']}"
+    return text + " · index unverified" if entry.get("index_unverified") else text
+
+
+def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.paragraph:
+    entries = badge_entries(app, rel)
+    line = nodes.paragraph("", "", classes=["zr-badges"])
+    line += nodes.strong("Checked:", "Checked:")
+    line += nodes.Text(" ")
+    if not entries:
+        line += nodes.inline("", "no checker", classes=["zr-badge", "zr-failed"])
+    for i, entry in enumerate(entries):
+        if i:
+            line += nodes.Text("; ")
+        classes = ["zr-badge", "zr-" + entry["outcome"].replace(" ", "-")]
+        if entry.get("index_unverified"):
+            classes.append("zr-index-unverified")  # dashed amber border; the text says it too
+        line += nodes.inline("", badge_text(entry), classes=classes)
+    when = ledger.checked_on(entries)
+    if when:
+        line += nodes.Text(" ")
+        line += nodes.inline("", f"(last checked {when[0]}, commit {when[1]})", classes=["zr-checked-on"])
+    if app.builder.format == "html":
+        line += nodes.Text("  ")
+        target = relative_uri(app.builder.get_target_uri(docname), f"{DOWNLOADS}/{rel}")
+        label = "download the whole file" if whole_file else "download"
+        line += nodes.reference("", label, refuri=target, classes=["zr-download"],
+                                download=posixpath.basename(rel))
+    return line
+
+
+def on_builder_inited(app: Sphinx) -> None:
+    app.env.zr_ledger = ledger.load(Path(app.confdir) / app.config.snippet_ledger)
+
+
+def on_env_get_outdated(app, env, added, changed, removed):
+    """Badges depend on coverage and results: re-read pages whose badges would change."""
+    stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests],
+                                      sort_keys=True).encode()).hexdigest()
+    previous = getattr(env, "zr_badge_stamp", None)
+    env.zr_badge_stamp = stamp
+    if previous is None or previous == stamp:
+        return []
+    return [doc for doc, uses in env.zr_uses.items() if uses and doc in env.all_docs]
+
+
+def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    for placeholder in list(doctree.findall(nodes.paragraph)):
+        rel = placeholder.get("zr_badge_for")
+        if rel:
+            placeholder.replace_self(badge_line(app, rel, docname, placeholder.get("zr_region", False)))
+
+
+def on_build_finished(app: Sphinx, exception) -> None:
+    """The files the download links point to, byte for byte; not after a build the invariants failed."""
+    if exception is not None or app.statuscode or app.builder.format != "html":
+        return
+    root = Path(app.confdir) / app.config.snippet_root
+    out = Path(app.outdir) / DOWNLOADS
+    if out.exists():
+        shutil.rmtree(out)
+    for rel in sorted({rel for uses in app.env.zr_uses.values() for rel in uses}):
+        dest = out / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / rel, dest)
+
+
+def setup(app: Sphinx):
+    app.setup_extension("snippet")
+    app.add_config_value("snippet_ledger", "ledger.json", "env")
+    app.connect("builder-inited", on_builder_inited)
+    app.connect("env-get-outdated", on_env_get_outdated)
+    app.connect("doctree-resolved", on_doctree_resolved)
+    app.connect("build-finished", on_build_finished, priority=600)  # after invariants.py has judged the build
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
