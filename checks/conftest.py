@@ -4,7 +4,7 @@ import pytest
 
 from zrunbook import ledger
 
-pytest_plugins = ["checks.zrunbook_plugin", "checks.hosts.plugin"]
+pytest_plugins = ["checks.zrunbook_plugin", "checks.hosts.plugin", "checks.sphinx_roots"]
 WORKERS = 2
 
 

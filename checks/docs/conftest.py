@@ -1,3 +1,3 @@
-"""Tests of the guide's Sphinx extensions on small projects built in-process (checks/docs/testroot.py)."""
+"""Tests of the guide's Sphinx extensions on small projects built in-process.
 
-from checks.docs.testroot import sphinx_root  # noqa: F401  (a fixture)
+The ``sphinx_root`` fixture comes from checks/sphinx_roots.py (a plugin checks/conftest.py lists)."""

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from checks.docs.testroot import FENCE, REPO
+from checks.sphinx_roots import FENCE, REPO
 from zrunbook import bundle, ledger
 
 sys.path.insert(0, str(REPO / "docs" / "_ext"))

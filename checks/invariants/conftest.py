@@ -1,7 +1,7 @@
 """Fixtures for the invariants: small in-process Sphinx projects (most cases), the real project (a few).
 
 Most cases need only the guide's extensions and build a small project of their own (``sphinx_root``, from
-checks/docs/testroot.py). Two cases run pytest's 'every snippet is checked' invariant, which needs the real
+checks/sphinx_roots.py). Two cases run pytest's 'every snippet is checked' invariant, which needs the real
 checks/, zrunbook/ and snippets/: they get a throw-away copy (``tree``), because that pytest run writes the
 ledger and one of them adds a file under snippets/. The untouched guide's build and the Makefile/tox cases read
 the repository in place.
@@ -14,8 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from checks.docs.testroot import sphinx_root  # noqa: F401  (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 COPIED = [  # all that collecting checks/ reads

@@ -1,6 +1,6 @@
 """The three invariants of the design, and the directive's bad-input errors, each shown to fail.
 
-Each case builds a small project (checks/docs/testroot.py) broken in one way and asserts that the build fails
+Each case builds a small project (checks/sphinx_roots.py) broken in one way and asserts that the build fails
 with a message naming the file and line; the same project unbroken builds. The 'every snippet is checked'
 cases run pytest on a copy of the real project, the untouched-guide and Makefile cases read it in place.
 """
@@ -8,7 +8,7 @@ cases run pytest on a copy of the real project, the untouched-guide and Makefile
 import subprocess
 import sys
 
-from checks.docs.testroot import FENCE, REPO
+from checks.sphinx_roots import FENCE, REPO
 
 SCRIPT = "#!/usr/bin/env bash\nset -euo pipefail\nlszcrypt -V\n"
 

@@ -1,4 +1,6 @@
-"""A small Sphinx project with the guide's snippet extensions, built in-process with ``sphinx.testing``.
+"""pytest plugin (checks/conftest.py lists it): the ``sphinx_root`` fixture.
+
+A small Sphinx project with the guide's snippet extensions, built in-process with ``sphinx.testing``.
 
 A test writes a few pages, snippets and a ledger into a tmp folder and builds it; no copy of the repository and
 no subprocess. Pages sit at the root of the project (confdir = srcdir), so a message names ``page.md:LINE``.
@@ -16,7 +18,7 @@ from bs4 import BeautifulSoup
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util.console import strip_escape_sequences
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 FENCE = "`" * 3  # written this way so no test file holds a fence of its own
 EXTENSIONS = ["myst_parser", "sphinx_tabs.tabs", "sphinx_copybutton", "snippet", "badges", "invariants", "pdftabs"]
 CONF = f"""import sys
