@@ -207,7 +207,7 @@ class SourceRole(SphinxRole):
             logger.warning(message, type="facts")
             self.env.zr_problems.setdefault(self.env.docname, []).append(message)
             return [nodes.problematic(self.text, self.text)], []
-        self.env.note_dependency(str(Path(self.env.app.confdir) / "facts" / "documents.csv"))
+        self.env.note_dependency(str(facts_tables.FACTS / "documents.csv"))
         para = source_cell(self.text, nodes.inline("", "", classes=["zr-source"]))
         return [para], []
 
