@@ -116,11 +116,14 @@ def record_checks(ledger: dict, coverage: dict[str, list[dict]], *, complete: bo
     for record in snippets.values():
         keep = [] if complete else [c for c in record.get("checks", []) if c["test"] not in collected]
         record["checks"] = keep
-        if complete:
-            record["runs"] = [r for r in record.get("runs", []) if r["test"] in collected]
     for rel, checks in coverage.items():
         record = snippets.setdefault(rel, {"checks": [], "runs": []})
         record["checks"] = sorted(record["checks"] + checks, key=lambda c: (c["checker"], c["test"]))
+    if complete:  # a run no current check stands for (a test removed, a checker renamed) is forgotten
+        for record in snippets.values():
+            current = {(c["checker"], c.get("host"), c["test"]) for c in record["checks"]}
+            record["runs"] = [r for r in record.get("runs", [])
+                              if (r["checker"], r.get("host"), r["test"]) in current]
     for rel in [r for r, rec in snippets.items() if not rec.get("checks") and not rec.get("runs")]:
         del snippets[rel]
 
