@@ -58,3 +58,17 @@ def test_a_ledger_of_another_format_is_refused(tmp_path):
     path.write_text('{"format": 99, "snippets": {}}')
     with pytest.raises(ValueError, match="format 99"):
         ledger.load(path)
+
+
+@pytest.mark.parametrize(("require", "hosts", "expected"), [
+    (True, "", True), (True, "debian13-s390x,debian13-amd64", True),
+    (True, "debian13-amd64", False),  # the s390x results must stay: that host's tests were not collected
+    (False, "", False),  # CHECKS=... or SNIPPET=...: a part of the suite
+])
+def test_only_a_whole_suite_run_on_every_host_may_forget_checks(monkeypatch, require, hosts, expected):
+    from types import SimpleNamespace
+
+    from checks.zrunbook_plugin import whole_suite
+
+    monkeypatch.setenv("ZR_HOSTS", hosts)
+    assert whole_suite(SimpleNamespace(getoption=lambda name: require)) is expected
