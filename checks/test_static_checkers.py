@@ -31,6 +31,7 @@ def test_static_checker_rejects_its_negative_case(checker, rel):
 GOOD = """
 [shellcheck]
 kind = "static"
+evidence = "form"
 what = "shellcheck"
 validator = "zrunbook.static.shellcheck:file_problems"
 files = ["**/*.sh"]
@@ -62,6 +63,9 @@ def test_registry_accepts_a_well_formed_entry(tmp_path):
     (('validator = "zrunbook.static.shellcheck:file_problems"\n', ""),
      "checker 'shellcheck': missing key(s) validator"),
     (('kind = "static"', 'kind = "dynamic"'), "checker 'shellcheck': kind must be one of static, host"),
+    (('evidence = "form"', 'evidence = "real"'),
+     "checker 'shellcheck': evidence must be one of ran, stand-in, form, not 'real'"),
+    (('evidence = "form"\n', ""), "checker 'shellcheck': missing key(s) evidence"),
 ])
 def test_registry_rejects_a_wrong_entry_naming_the_checker(tmp_path, change, message):
     with pytest.raises(registry.RegistryError) as info:
@@ -71,7 +75,7 @@ def test_registry_rejects_a_wrong_entry_naming_the_checker(tmp_path, change, mes
 
 def test_registry_rejects_a_static_key_on_a_host_checker(tmp_path):
     with pytest.raises(registry.RegistryError, match=r"checker 'testinfra': unknown key\(s\) files"):
-        load(tmp_path, '[testinfra]\nkind = "host"\nwhat = "x"\nfiles = ["**/*.sh"]\n')
+        load(tmp_path, '[testinfra]\nkind = "host"\nevidence = "ran"\nwhat = "x"\nfiles = ["**/*.sh"]\n')
 
 
 def test_validator_names_only_static_checkers():

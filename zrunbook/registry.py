@@ -23,7 +23,9 @@ from zrunbook.snippets import expand
 REGISTRY = Path(__file__).with_name("checkers.toml")
 CHECKS = ROOT / "checks"  # the negative cases live under checks/<chapter>/bad/
 KINDS = ("static", "host")
-KEYS = {"static": {"kind", "what", "validator", "files", "bad"}, "host": {"kind", "what"}}
+KEYS = {"static": {"kind", "evidence", "what", "validator", "files", "bad"}, "host": {"kind", "evidence", "what"}}
+# What a pass proves: the real program ran the snippet, a stand-in ran it, or a validator checked its form.
+EVIDENCE = {"ran": "ran", "stand-in": "stand-in", "form": "form checked"}
 
 Validator = Callable[[Path], list[str]]
 
@@ -32,8 +34,11 @@ class RegistryError(ValueError):
     """checkers.toml is wrong; the message names the checker."""
 
 
-def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS) -> dict[str, dict]:
-    """The registry at ``path``, validated against the snippets and negative cases on disk."""
+def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS, *,
+         deep: bool = True) -> dict[str, dict]:
+    """The registry at ``path``, validated against the snippets and negative cases on disk. ``deep=False``
+    checks the keys only (no globs, no validator imports): enough for the guide, which shows names and
+    evidence and must not need the validators' libraries."""
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
     errors = []
@@ -47,7 +52,9 @@ def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS
                           f"(allowed: {', '.join(sorted(KEYS[kind]))})")
         if missing := sorted(KEYS[kind] - set(entry)):
             errors.append(f"checker {name!r}: missing key(s) {', '.join(missing)}")
-        if kind != "static":
+        if "evidence" in entry and entry["evidence"] not in EVIDENCE:
+            errors.append(f"checker {name!r}: evidence must be one of {', '.join(EVIDENCE)}, not {entry['evidence']!r}")
+        if kind != "static" or not deep:
             continue
         for key, root in (("files", snippets), ("bad", checks)):
             patterns = entry.get(key, [])
@@ -80,6 +87,18 @@ def _import(spec: str) -> Validator:
 def checkers() -> dict[str, dict]:
     """The project's registry, loaded and validated once."""
     return load()
+
+
+@functools.cache
+def declared() -> dict[str, dict]:
+    """The project's registry with its keys checked only (what the guide's build reads)."""
+    return load(deep=False)
+
+
+def evidence(name: str) -> str | None:
+    """The words a badge shows for what checker ``name``'s pass proves; None for a checker not registered."""
+    entry = declared().get(name)
+    return EVIDENCE[entry["evidence"]] if entry else None
 
 
 def static() -> dict[str, dict]:

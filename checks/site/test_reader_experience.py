@@ -116,6 +116,10 @@ def test_badges_are_visible_and_say_what_ran(page, base_url, screenshot):
     first = badges.first
     assert first.is_visible()
     assert re.fullmatch(r"[\w-]+ · [\w-]+ · (passed|failed|stale|not run)", first.inner_text())
+    # what a pass proves, in words before each badge (the front page's legend explains the three kinds)
+    kinds = page.locator(".zr-evidence").all_inner_texts()
+    assert len(kinds) == badges.count(), kinds
+    assert set(kinds) <= {"ran", "stand-in", "form checked"}, kinds
     screenshot(page, "install-packages")
 
 

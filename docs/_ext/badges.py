@@ -18,7 +18,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.osutil import relative_uri
 
-from zrunbook import ledger
+from zrunbook import ledger, registry
 
 DOWNLOADS = "_snippets"
 
@@ -43,6 +43,10 @@ def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.p
     for i, entry in enumerate(entries):
         if i:
             line += nodes.Text("; ")
+        kind = registry.evidence(entry["checker"])
+        if kind:  # what a pass proves, in words (not only a colour): the front page's legend explains them
+            line += nodes.inline("", kind, classes=["zr-evidence", "zr-evidence-" + kind.split()[0]])
+            line += nodes.Text(" ")
         classes = ["zr-badge", "zr-" + entry["outcome"].replace(" ", "-")]
         if entry.get("index_unverified"):
             classes.append("zr-index-unverified")  # dashed amber border; the text says it too
@@ -65,8 +69,9 @@ def on_builder_inited(app: Sphinx) -> None:
 
 
 def on_env_get_outdated(app, env, added, changed, removed):
-    """Badges depend on coverage and results: re-read pages whose badges would change."""
-    stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests],
+    """Badges depend on the ledger, the files' digests and the registry (each checker's evidence): re-read
+    pages whose badges would change."""
+    stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests, registry.declared()],
                                       sort_keys=True).encode()).hexdigest()
     previous = getattr(env, "zr_badge_stamp", None)
     env.zr_badge_stamp = stamp
@@ -103,4 +108,4 @@ def setup(app: Sphinx):
     app.connect("env-get-outdated", on_env_get_outdated)
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished, priority=600)  # after invariants.py has judged the build
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
