@@ -24,10 +24,10 @@ from zrunbook import ledger, registry
 from zrunbook.hosts.engine import HOSTS
 from zrunbook.snippets import all_snippets, digest, expand
 
-HOST_PARAMS = ("host", "fresh_host")
+HOST_PARAMS = ("host", "fresh_host", "clean_host")
 # Fixtures that start a container, build the guide or open a browser: what --zr-static leaves out.
-DYNAMIC_FIXTURES = {"host", "fresh_host", "published_host", "ipc_host", "zr_host_pool", "site", "pdf", "tree",
-                    "page", "browser", "base_url"}
+DYNAMIC_FIXTURES = {"host", "fresh_host", "clean_host", "published_host", "ipc_host", "zr_host_pool", "site", "pdf",
+                    "tree", "page", "browser", "base_url"}
 
 
 def snippet_root(config) -> Path:

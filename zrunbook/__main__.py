@@ -2,7 +2,8 @@
 
     bundle [OUT]        the deployer's archive of every snippet with MANIFEST.json (from the ledger)
     outcome PATH        each checker's outcome for snippets/PATH, as its badge shows it
-    hosts ARGS...       the container hosts: build [HOST...] | tags [HOST...] | sweep | remove-prefix PREFIX
+    hosts ARGS...       the container hosts: build [HOST...] | build-walkthrough [HOST...] | tags [HOST...]
+                        | sweep | remove-prefix PREFIX
     bench-tls           the results chapter's TLS measurement on this machine
     bench-snippet       time `make check SNIPPET=...` (static and host) and the set-up probe
 """

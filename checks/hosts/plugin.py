@@ -135,11 +135,26 @@ class HostPool:
             _fail(image)
         return image
 
-    def start(self, host_name: str, *run_args: str, state: State | None = None):
-        """A new container of host_name (of state's image when given), labelled with the run and its owner
-        and removed by ``remove(host)``, the run's sweep or the exit hook. run_args are further
-        ``docker run`` options (``--user``, ``--cap-drop``...); the network stays ``none`` (Engine.start)."""
-        image = self.image(host_name) if state is None else self.prepared(host_name, state)
+    def walkthrough_image(self, host_name: str) -> str:
+        """The clean walkthrough host of host_name: the debootstrap base and an offline package repository."""
+        engine = self.engine()
+
+        def build() -> str:
+            tag = engine.ensure_image(eng.HOSTS[host_name], eng.WALKTHROUGH_CONTAINERFILE)
+            self.index[host_name] = engine.index_provenance(tag)
+            return tag
+
+        return self._once(f"{host_name}-walkthrough", f"run-{self.run_id}-{host_name}-walkthrough", build)
+
+    def start(self, host_name: str, *run_args: str, state: State | None = None, clean: bool = False):
+        """A new container of host_name (of state's image when given; of the clean walkthrough image when
+        ``clean``), labelled with the run and its owner and removed by ``remove(host)``, the run's sweep or
+        the exit hook. run_args are further ``docker run`` options (``--user``, ``--cap-drop``...); the
+        network stays ``none`` (Engine.start)."""
+        if clean:
+            image = self.walkthrough_image(host_name)
+        else:
+            image = self.image(host_name) if state is None else self.prepared(host_name, state)
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
         engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
@@ -257,7 +272,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         marker = item.get_closest_marker("only_hosts")
         callspec = getattr(item, "callspec", None)
-        name = callspec.params.get("host", callspec.params.get("fresh_host")) if callspec else None
+        name = next((callspec.params[f] for f in ("host", "fresh_host", "clean_host") if f in callspec.params),
+                    None) if callspec else None
         unknown = set(marker.args) - set(ALL_HOSTS) if marker else set()
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: only_hosts names unknown hosts {sorted(unknown)}")
@@ -330,6 +346,16 @@ def host(request, zr_host_pool):
 def _record_index(request, pool: HostPool, name: str) -> None:
     """The test's report carries its host image's index provenance (results.json, the badges)."""
     request.node.user_properties.append(("zr_host_index", [name, pool.index.get(name, "verified")]))
+
+
+@pytest.fixture(params=SELECTED, ids=str)
+def clean_host(request, zr_host_pool):
+    """A new container of the clean walkthrough host (the debootstrap base, nothing the checks add, and an
+    offline repository of the packages the pages may install), removed after the test."""
+    h = zr_host_pool.start(request.param, clean=True)
+    _record_index(request, zr_host_pool, request.param)
+    yield h
+    zr_host_pool.remove(h)
 
 
 @pytest.fixture(params=SELECTED, ids=str)

@@ -52,6 +52,10 @@ KINDS: list[tuple[str, str]] = [
     ("*.service", "ini"),
 ]
 MARKERS = ("start-after", "end-before")
+# ``:needs: ibm-z`` declares a step only IBM Z hardware can run (an AP bus, Crypto Express); ``:needs: s390x`` one
+# that needs the architecture (qemu runs it). The caption says it; a walkthrough passes over such a step on a
+# host that lacks it and says so (zrunbook/walkthrough.py).
+NEEDS = {"ibm-z": "needs IBM Z hardware", "s390x": "s390x only"}
 
 
 def lexer_for(path: str) -> str | None:
@@ -131,7 +135,8 @@ class SnippetDirective(SphinxDirective):
     optional_arguments = 1
     final_argument_whitespace = True
     has_content = True
-    option_spec = {key: directives.unchanged_required for key in MARKERS}
+    option_spec = {**{key: directives.unchanged_required for key in MARKERS},
+                   "needs": lambda value: directives.choice(value, tuple(NEEDS))}
 
     def run(self):
         env = self.env
@@ -173,6 +178,8 @@ class SnippetDirective(SphinxDirective):
         if part is not None:
             text_content, first, last, total = part
             title = f"{rel}, lines {first}\u2013{last} of {total}"
+        if "needs" in self.options:
+            title += f" \u00b7 {NEEDS[self.options['needs']]}"
 
         literal = nodes.literal_block(text_content, text_content)
         literal["language"] = lexer

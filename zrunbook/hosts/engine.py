@@ -56,6 +56,18 @@ from zrunbook.hosts import mirror as mir
 
 REPO = ROOT
 CONTAINERFILE = Path(__file__).resolve().parent / "Containerfile"
+WALKTHROUGH_CONTAINERFILE = CONTAINERFILE.with_name("Containerfile.walkthrough")
+
+
+def host_packages(arch: str) -> list[str]:
+    """The check host's packages, read from its Containerfile (the one list; the walkthrough's offline
+    repository holds them and their dependencies)."""
+    text = CONTAINERFILE.read_text(encoding="utf-8").replace("\\\n", " ")
+    found = re.search(r'pkgs="([^"$]+)"', text)
+    extra = re.search(r'if \[ "\$ARCH" = s390x \]; then pkgs="\$pkgs ([^"]+)"', text)
+    if found is None:
+        raise ValueError(f"{CONTAINERFILE}: no pkgs=\"...\" list")
+    return found.group(1).split() + (extra.group(1).split() if extra and arch == "s390x" else [])
 SNIPPETS_IN_CONTAINER = "/snippets"
 
 SUITE = "trixie"
@@ -363,11 +375,16 @@ class Engine:
     def base_tag(self, spec: HostSpec) -> str:
         return f"{image_prefix()}/base-debian13-{spec.arch}:{_hash(BASE_RECIPE, spec.arch)}"
 
-    def build_args(self, spec: HostSpec) -> dict[str, str]:
-        return {"BASE": self.base_tag(spec), "ARCH": spec.arch, "MIRROR": debian_mirror()}
+    def build_args(self, spec: HostSpec, containerfile: Path | None = None) -> dict[str, str]:
+        args = {"BASE": self.base_tag(spec), "ARCH": spec.arch, "MIRROR": debian_mirror()}
+        if containerfile == WALKTHROUGH_CONTAINERFILE:
+            args["PACKAGES"] = " ".join(host_packages(spec.arch))
+        return args
 
-    def image_tag(self, spec: HostSpec) -> str:
-        return f"{image_prefix()}/{spec.name}:{_hash(CONTAINERFILE.read_bytes(), self.build_args(spec))}"
+    def image_tag(self, spec: HostSpec, containerfile: Path | None = None) -> str:
+        containerfile = containerfile or CONTAINERFILE  # read at call time (the tests replace it)
+        name = spec.name if containerfile == CONTAINERFILE else f"{spec.name}-walkthrough"
+        return f"{image_prefix()}/{name}:{_hash(containerfile.read_bytes(), self.build_args(spec, containerfile))}"
 
     def ensure_base(self, spec: HostSpec) -> str:
         tag = self.base_tag(spec)
@@ -439,10 +456,12 @@ class Engine:
         finally:
             shutil.rmtree(rootfs, ignore_errors=True)
 
-    def ensure_image(self, spec: HostSpec) -> str:
-        """The host image's tag, building the base and the image if their tags do not exist yet."""
+    def ensure_image(self, spec: HostSpec, containerfile: Path | None = None) -> str:
+        """The host image's tag, building the base and the image if their tags do not exist yet
+        (``containerfile=WALKTHROUGH_CONTAINERFILE``: the clean walkthrough host with its offline repository)."""
         check_binfmt(spec)
-        tag = self.image_tag(spec)
+        containerfile = containerfile or CONTAINERFILE
+        tag = self.image_tag(spec, containerfile)
         if self.image_exists(tag):
             return tag
         base = self.ensure_base(spec)
@@ -457,10 +476,10 @@ class Engine:
             details = list(dict.fromkeys(details))  # the base and the image read the same trixie index
             t0 = time.monotonic()
             _log(f"building {tag} (a few minutes; later runs reuse it)")
-            args = ["build", "--force-rm", "--network", "host", "-t", tag, "-f", str(CONTAINERFILE)]
+            args = ["build", "--force-rm", "--network", "host", "-t", tag, "-f", str(containerfile)]
             args += ["--label", f"zrunbook.inputs={tag.rsplit(':', 1)[1]}"]
             args += ["--label", f"{INDEX_LABEL}=" + ("unverified: " + "; ".join(details) if details else "verified")]
-            for key, value in self.build_args(spec).items():
+            for key, value in self.build_args(spec, containerfile).items():
                 args += ["--build-arg", f"{key}={value}"]
             dangling = self._dangling()
             try:
@@ -567,6 +586,10 @@ def main(argv: list[str]) -> int:
         engine = Engine.detect()
         for name in rest or list(HOSTS):
             print(engine.ensure_image(HOSTS[name]))
+    elif cmd == "build-walkthrough":
+        engine = Engine.detect()
+        for name in rest or list(HOSTS):
+            print(engine.ensure_image(HOSTS[name], WALKTHROUGH_CONTAINERFILE))
     elif cmd == "tags":
         engine = Engine.detect()
         for name in rest or list(HOSTS):
@@ -582,7 +605,8 @@ def main(argv: list[str]) -> int:
         for lock in workdir().glob(f"{rest[0]}_*.lock"):
             lock.unlink()
     else:
-        print("usage: python -m zrunbook.hosts.engine build [HOST...] | tags [HOST...] | sweep | remove-prefix PREFIX",
+        print("usage: python -m zrunbook.hosts.engine build [HOST...] | build-walkthrough [HOST...] | tags [HOST...] "
+              "| sweep | remove-prefix PREFIX",
               file=sys.stderr)
         return 2
     return 0

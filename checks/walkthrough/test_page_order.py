@@ -1,0 +1,59 @@
+"""The walkthrough's sequence is read from the pages: toctree order, page order, the chosen tabs."""
+
+from zrunbook import walkthrough
+
+FENCE = "`" * 3
+
+INDEX = f"# Chapter\n\n{FENCE}{{toctree}}\n:maxdepth: 1\n\nsecond\nfirst\n{FENCE}\n"
+FIRST = f"""# First
+
+{FENCE}{{snippet}} demo/a.sh
+{FENCE}
+
+::::{{tabs}}
+:::{{group-tab}} Current
+{FENCE}{{snippet}} demo/current.sh
+:needs: ibm-z
+{FENCE}
+:::
+:::{{group-tab}} 2013 study
+{FENCE}{{snippet}} demo/old.sh
+{FENCE}
+:::
+::::
+
+::::{{tabs}}
+:::{{group-tab}} RHEL/SLES
+{FENCE}{{snippet}} demo/rhel.sh
+{FENCE}
+:::
+::::
+"""
+
+
+def docs(tmp_path):
+    root = tmp_path / "docs"
+    (root / "how-to" / "demo").mkdir(parents=True)
+    (root / "how-to" / "demo" / "index.md").write_text(INDEX)
+    (root / "how-to" / "demo" / "first.md").write_text(FIRST)
+    (root / "how-to" / "demo" / "second.md").write_text(f"# Second\n\n{FENCE}{{snippet}} demo/b.out\n{FENCE}\n")
+    return root
+
+
+def test_pages_come_in_toctree_order(tmp_path):
+    assert walkthrough.chapter("demo", docs(tmp_path)) == ["how-to/demo/second", "how-to/demo/first"]
+
+
+def test_a_page_gives_its_snippets_in_order_taking_the_chosen_tab(tmp_path):
+    walk = walkthrough.steps("how-to/demo/first", ("Current", "Ubuntu/Debian"), docs(tmp_path))
+    assert [(s.snippet, s.line, s.tabs, s.needs) for s in walk.steps] == [
+        ("demo/a.sh", 3, (), None), ("demo/current.sh", 8, ("Current",), "ibm-z")]
+    # a tab set with none of the chosen tabs is reported, never silently dropped
+    assert walk.passed_over == ["docs/how-to/demo/first.md:18: tabs RHEL/SLES"]
+
+
+def test_the_real_crypto_chapter_starts_with_the_install_step_of_the_chosen_distribution():
+    first = walkthrough.steps(walkthrough.chapter("crypto")[0], ("Current", "Ubuntu/Debian")).steps
+    assert [s.snippet for s in first if s.runs][0] == "crypto/packages/install-packages-debian.sh"
+    assert not any("2013" in s.snippet for page in walkthrough.chapter("crypto")
+                   for s in walkthrough.steps(page, ("Current", "Ubuntu/Debian")).steps)

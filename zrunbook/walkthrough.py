@@ -1,0 +1,157 @@
+"""A how-to chapter as a reader walks it: its pages in toctree order, each page's snippets in page order.
+
+The sequence is read from the pages themselves (the ``{snippet}`` directives, inside the tabs a reader picks),
+never written again, so a page that gains, loses or reorders a step changes the walkthrough.
+
+* ``chapter(name)``: the chapter's pages, in the order of ``docs/how-to/<name>/index.md``'s toctree.
+* ``steps(page, tabs)``: the snippets ``docs/<page>.md`` shows, in order, taking from each tab set the tab
+  named in ``tabs`` (e.g. ``("Current", "Ubuntu/Debian")``); a tab set that has none of them is passed over
+  whole, and the walkthrough says so.
+* A step's ``needs`` is the page's own declaration (``:needs: ibm-z``) that only IBM Z hardware can run it.
+
+Only shell scripts are run; shown output (``*.out``) is what a reader compares with, not a step.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+
+from zrunbook import ROOT
+
+DOCS = ROOT / "docs"
+_MD = MarkdownIt("commonmark").use(colon_fence_plugin)
+_DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
+_OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class Step:
+    page: str
+    line: int
+    snippet: str
+    tabs: tuple[str, ...]  # the tabs the step sits in, outermost first
+    options: dict = field(default_factory=dict, hash=False)
+
+    @property
+    def runs(self) -> bool:
+        return self.snippet.endswith(".sh")
+
+    @property
+    def needs(self) -> str | None:
+        return self.options.get("needs")
+
+    def needs_text(self) -> str:
+        return {"ibm-z": "needs IBM Z hardware", "s390x": "needs s390x"}.get(self.needs or "", "")
+
+    def where(self) -> str:
+        inside = f" (tab {' · '.join(self.tabs)})" if self.tabs else ""
+        return f"docs/{self.page}.md:{self.line}: snippets/{self.snippet}{inside}"
+
+
+@dataclass
+class Walk:
+    steps: list[Step]
+    passed_over: list[str]  # tab sets with none of the chosen tabs: "page:line: tabs A, B"
+
+
+def chapter(name: str, docs: Path = DOCS) -> list[str]:
+    """The how-to chapter's pages in toctree order, as docnames ("how-to/crypto/01-adapters")."""
+    index = (docs / "how-to" / name / "index.md").read_text(encoding="utf-8")
+    for token in _MD.parse(index):
+        if token.type in ("fence", "colon_fence") and token.info.strip() == "{toctree}":
+            entries = [line.strip() for line in token.content.splitlines()
+                       if line.strip() and not line.strip().startswith(":")]
+            return [f"how-to/{name}/{entry}" for entry in entries]
+    raise ValueError(f"docs/how-to/{name}/index.md has no toctree")
+
+
+def steps(page: str, tabs: tuple[str, ...], docs: Path = DOCS) -> Walk:
+    walk = Walk([], [])
+    text = (docs / f"{page}.md").read_text(encoding="utf-8")
+    _walk(page, text, 0, (), tabs, walk)
+    return walk
+
+
+def _walk(page: str, text: str, offset: int, inside: tuple[str, ...], chosen: tuple[str, ...], walk: Walk) -> None:
+    for token in _MD.parse(text):
+        if token.type not in ("fence", "colon_fence"):
+            continue
+        m = _DIRECTIVE.match(token.info.strip())
+        if not m:
+            continue
+        name, argument = m.groups()
+        line = offset + token.map[0] + 1
+        body_offset = offset + token.map[0] + 1
+        if name == "snippet":
+            options = dict(_OPTION.match(s).groups() for s in token.content.splitlines() if _OPTION.match(s))
+            walk.steps.append(Step(page, line, argument.strip(), inside, options))
+        elif name == "tabs":
+            tabs = _tabs(token.content)
+            pick = next((label for label in chosen if label in [t[0] for t in tabs]), None)
+            if pick is None:
+                walk.passed_over.append(f"docs/{page}.md:{line}: tabs {', '.join(t[0] for t in tabs)}")
+                continue
+            label, content, start = next(t for t in tabs if t[0] == pick)
+            _walk(page, content, body_offset + start, (*inside, label), chosen, walk)
+        elif name not in ("group-tab", "toctree"):
+            _walk(page, token.content, body_offset, inside, chosen, walk)  # an admonition, a container
+
+
+def _tabs(content: str) -> list[tuple[str, str, int]]:
+    """(label, content, line offset of the content) of each group-tab in a tab set."""
+    found = []
+    for token in _MD.parse(content):
+        m = _DIRECTIVE.match(token.info.strip()) if token.type in ("fence", "colon_fence") else None
+        if m and m.group(1) == "group-tab":
+            found.append((m.group(2).strip(), token.content, token.map[0] + 1))
+    return found
+
+
+# --- walking a chapter on a host ------------------------------------------------------------------------
+
+LACKS = {"amd64": {"s390x", "ibm-z"}, "s390x": {"ibm-z"}}  # no container here has an AP bus or an adapter
+
+
+@dataclass
+class Report:
+    ran: list[str] = field(default_factory=list)
+    passed_over: list[str] = field(default_factory=list)  # steps the page declares this host cannot run
+    not_run: list[str] = field(default_factory=list)  # tab sets with none of the chosen tabs
+    failed: str | None = None  # the first step that failed, with its output
+
+    def summary(self) -> str:
+        lines = [f"ran {len(self.ran)} step(s); passed over {len(self.passed_over)} the pages declare "
+                 f"this host cannot run"]
+        lines += [f"  passed over: {p}" for p in self.passed_over]
+        return "\n".join(lines)
+
+
+def walk_chapter(host, name: str, tabs: tuple[str, ...], env: dict[str, str], *, arch: str,
+                 snippets_in_container: str = "/snippets") -> Report:
+    """Run the chapter's shell steps as root on ``host`` (a testinfra host), in page order, with the
+    reader's environment ``env``; stop at the first that fails. Steps the page declares with ``:needs:``
+    that this host lacks are passed over and listed."""
+    report = Report()
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
+    for page in chapter(name):
+        walk = steps(page, tabs)
+        report.not_run += walk.passed_over
+        for step in walk.steps:
+            if not step.runs:
+                continue
+            if step.needs in LACKS[arch]:
+                report.passed_over.append(f"{step.where()}: the page says it {step.needs_text()}")
+                continue
+            result = host.run(f"cd / && env {assignments} bash {snippets_in_container}/{step.snippet}")
+            if result.rc != 0:
+                report.failed = (f"{step.where()} exited {result.rc}\nstdout:\n{result.stdout}\n"
+                                 f"stderr:\n{result.stderr}")
+                return report
+            report.ran.append(step.where())
+    return report
