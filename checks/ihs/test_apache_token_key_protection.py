@@ -13,10 +13,12 @@ readable by root and the pkcs11 group, and the ICA token sends the clear key to 
 import pytest
 
 from zrunbook.hosts.apache import TOKEN_KEY, token_key, token_public_key, try_export, unwrapped_public_key
+from zrunbook.hosts.steps import arch
 from zrunbook.hosts.token import LABEL, PINS, token_env
 from zrunbook.hosts.util import ok, output
 
 KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
+TOKEN_DIR = {"amd64": "/var/lib/opencryptoki/swtok", "s390x": "/var/lib/opencryptoki/lite"}  # soft / ICA token
 PROTECTED = {"SENSITIVE": True, "EXTRACTABLE": False, "ALWAYS_SENSITIVE": True, "NEVER_EXTRACTABLE": True,
              "DECRYPT": False, "UNWRAP": False, "SIGN": True}
 
@@ -42,6 +44,11 @@ def test_httpd_user_cannot_wrap_out_or_read_the_token_key(fresh_host):
     listed = list_private_key(fresh_host, "apachekey")
     assert "Access:     sensitive, always sensitive, never extractable, local" in listed, listed
     assert "Usage:      sign\n" in listed, listed
+    # what it does not prove: httpd's user can still read the token's files and the PIN that unlocks them
+    folder = TOKEN_DIR[arch(fresh_host)]
+    readable = fresh_host.run(f"su -s /bin/sh www-data -c 'cat {folder}/MK_USER {folder}/TOK_OBJ/* "
+                              "/etc/ssl/private/apache-token.pin > /dev/null'")
+    assert readable.rc == 0, output(readable)
 
 
 @pytest.mark.snippet(KEY_STEP, checker="testinfra")
