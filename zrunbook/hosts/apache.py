@@ -6,6 +6,9 @@ for httpd's user (zrunbook/hosts/token.py), the key generated in the token and
 the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set
 with this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
+``try_export(host, key_label)`` runs zrunbook/hosts/token_export.py as httpd's user with the page's PIN file
+(the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
+decrypts a successful wrap outside the token with openssl and returns the public key of what came out.
 
 Test data (PINs) lives in zrunbook/hosts/token.py, never in snippets/. The hosts are Debian, so the token
 form installs the Ubuntu/Debian OpenSSL configuration (byte for byte on s390x, with the host's triplet on
@@ -15,15 +18,19 @@ amd64: zrunbook/ihs/distro_paths.py) and the key step finds Debian's openCryptok
 from __future__ import annotations
 
 import base64
+import json
 import shlex
+from pathlib import Path
 
 from zrunbook.hosts.steps import State, snippet_path
-from zrunbook.hosts.token import ready_token
-from zrunbook.hosts.util import ok
+from zrunbook.hosts.token import LABEL, ready_token
+from zrunbook.hosts.util import copy_to, ok
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 
 CA = "/root/zr-test-ca"
 OPENSSL_PKCS11_CONF = "/etc/ssl/openssl-pkcs11.conf"  # where the page saves the configuration
+PIN_FILE = "/etc/ssl/private/apache-token.pin"  # where the page's key step writes it
+EXPORT_SCRIPT = "/opt/zrunbook/token_export.py"
 
 
 def put(host, path: str, text: str) -> None:
@@ -106,3 +113,25 @@ def handshake(host, ca: str, *args: str):
     opts = " ".join(shlex.quote(a) for a in args)
     return host.run(f"echo | timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com "
                     f"-CAfile {ca} -verify_return_error -brief {opts} 2>&1")
+
+
+def try_export(host, key_label: str, user: str = "www-data") -> dict:
+    """token_export.py as user (httpd's), with only what httpd has: the PIN file and the pkcs11 group."""
+    copy_to(host, (Path(__file__).parent / "token_export.py").read_text(), EXPORT_SCRIPT)
+    module = ok(host, f"sed -n 's/^ *pkcs11-module-path *= *//p' {OPENSSL_PKCS11_CONF}").strip()
+    out = ok(host, f"su -s /bin/sh {shlex.quote(user)} -c 'python3 {EXPORT_SCRIPT} {shlex.quote(module)} "
+                   f"{LABEL} {shlex.quote(key_label)} {PIN_FILE}'")
+    return json.loads(out)
+
+
+def unwrapped_public_key(host, result: dict) -> str:
+    """The public key (PEM) of the private key a successful wrap carried out, decrypted outside the token."""
+    copy_to(host, bytes.fromhex(result["wrapped"]), "/tmp/wrapped.bin")
+    return ok(host, f"openssl enc -d -aes-256-cbc -K {result['aes_key']} -iv {result['iv']} -in /tmp/wrapped.bin"
+                    " | openssl pkey -inform DER -pubout")
+
+
+def token_public_key(host, key_label: str) -> str:
+    """The public key object key_label of the token, through pkcs11-provider (the page's configuration)."""
+    return ok(host, f"OPENSSL_CONF={OPENSSL_PKCS11_CONF} openssl pkey -pubin -pubout "
+                    f"-in 'pkcs11:token={LABEL};object={key_label};type=public'")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Generate httpd's RSA key pair inside the openCryptoki token, store the PIN file, and write a CSR for your CA.
-# Run as root. Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, and APACHE_GROUP and
-# PKCS11_LIB, which default to httpd's group and openCryptoki's library on RHEL, SLES, Ubuntu and Debian.
+# Generate httpd's RSA key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
+# the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later.
+# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, and APACHE_GROUP and PKCS11_LIB,
+# which default to httpd's group and openCryptoki's library on RHEL, SLES, Ubuntu and Debian.
 set -euo pipefail
 
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
@@ -22,7 +23,16 @@ if [[ -z "${PKCS11_LIB:-}" ]]; then
 fi
 
 [[ $EUID -eq 0 ]] || { echo "Run this as root: it writes under /etc/ssl." >&2; exit 1; }
-command -v pkcs11-tool >/dev/null || { echo "pkcs11-tool is missing: install opensc." >&2; exit 1; }
+command -v p11sak >/dev/null || { echo "p11sak is missing: install openCryptoki (its package brings p11sak)." >&2; exit 1; }
+command -v pkcsconf >/dev/null || { echo "pkcsconf is missing: install openCryptoki." >&2; exit 1; }
+command -v openssl >/dev/null || { echo "openssl is missing: install openssl." >&2; exit 1; }
+# p11sak takes separate attributes for the public and the private key (PUB:PRIV) from openCryptoki 3.21.
+p11sak_version=$(p11sak --version 2>/dev/null | sed -n 's/^p11sak version \([0-9]*\.[0-9]*\).*/\1/p' || true)
+if [[ -z "$p11sak_version" ]] || ! printf '3.21\n%s\n' "$p11sak_version" | sort -C -V; then
+    echo "p11sak ${p11sak_version:-(version unknown)} is older than openCryptoki 3.21, which this step needs:" \
+        "update openCryptoki." >&2
+    exit 1
+fi
 [[ -f "$PKCS11_LIB" ]] || { echo "openCryptoki's library $PKCS11_LIB does not exist (RHEL/SLES have $RHEL_SLES_LIB," \
     "Ubuntu/Debian $UBUNTU_DEBIAN_LIB): install openCryptoki or set PKCS11_LIB." >&2; exit 1; }
 [[ -f "$OPENSSL_PKCS11_CONF" ]] ||
@@ -35,19 +45,42 @@ if [[ -z "$APACHE_GROUP" ]] || ! getent group "$APACHE_GROUP" >/dev/null; then
     exit 1
 fi
 
-# The PIN file: pkcs11-provider reads it in httpd's processes, so httpd's group may read it, no one else.
+# The slot of the token: pkcsconf -t prints "Token #N Info:" and then the token's "Label:".
+slot=$({ pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
+    /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
+    /^[[:space:]]*Label:/  { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
+                             if ($0 == want) { print slot; exit } }')
+[[ -n "$slot" ]] || { echo "No token labelled $TOKEN_LABEL in 'pkcsconf -t': initialise it first (crypto chapter)," \
+    "or set TOKEN_LABEL." >&2; exit 1; }
+
+# p11sak reads the PIN from PKCS11_USER_PIN, so it never appears on a command line.
+p11() { PKCS11_USER_PIN="$TOKEN_USER_PIN" p11sak "$@"; }
+existing=$(p11 list-key rsa --slot "$slot" --label "$KEY_LABEL" --long) ||
+    { echo "p11sak could not list the keys of token $TOKEN_LABEL (slot $slot): is the user PIN right?" >&2; exit 1; }
+# one line per attribute of the private key: CKA_EXTRACTABLE: CK_FALSE, ...
+private_attrs=$(awk '/^Label:/ { priv = 0 } /Key: private/ { priv = 1 } priv && /CKA_/ { print $1, $2 }' <<<"$existing")
+if [[ -n "$private_attrs" ]]; then
+    for want in "CKA_SENSITIVE: CK_TRUE" "CKA_EXTRACTABLE: CK_FALSE" "CKA_NEVER_EXTRACTABLE: CK_TRUE"; do
+        grep -qx "$want" <<<"$private_attrs" || {
+            echo "Key $KEY_LABEL in token $TOKEN_LABEL lacks $want: it can be exported from the token." \
+                "Generate a new key under another KEY_LABEL with this snippet, or remove this one" \
+                "(p11sak remove-key rsa --slot $slot --label $KEY_LABEL) and run again; then request a new certificate." >&2
+            exit 1
+        }
+    done
+    echo "key $KEY_LABEL exists in token $TOKEN_LABEL already: keeping it"
+else
+    # public key: verify only; private key: private, sensitive, sign only (no decrypt, unwrap, sign-recover),
+    # not extractable. Upper case sets an attribute to true, lower case to false (man p11sak).
+    p11 generate-key rsa 2048 --slot "$slot" --label "$KEY_LABEL:$KEY_LABEL" --attr "Vew:PSGcdux" >/dev/null
+    echo "generated RSA 2048 key pair $KEY_LABEL in token $TOKEN_LABEL (sign-only, not extractable)"
+fi
+
+# The PIN file, once p11sak has logged in with the PIN: pkcs11-provider reads it in httpd's processes, so httpd's group may read it, no one else.
 install -d -m 0710 -g "$APACHE_GROUP" "$(dirname "$PIN_FILE")"
 (umask 077 && printf '%s' "$TOKEN_USER_PIN" > "$PIN_FILE")
 chgrp "$APACHE_GROUP" "$PIN_FILE"
 chmod 0640 "$PIN_FILE"
-
-p11() { pkcs11-tool --module "$PKCS11_LIB" --token-label "$TOKEN_LABEL" --login --pin "$TOKEN_USER_PIN" "$@"; }
-if p11 --list-objects --type privkey --label "$KEY_LABEL" 2>/dev/null | grep -q "label: *$KEY_LABEL\$"; then
-    echo "key $KEY_LABEL exists in token $TOKEN_LABEL already: keeping it"
-else
-    p11 --keypairgen --key-type rsa:2048 --label "$KEY_LABEL" --usage-sign >/dev/null
-    echo "generated RSA 2048 key pair $KEY_LABEL in token $TOKEN_LABEL"
-fi
 
 # SHA-512: the token hashes with CPACF where it can; the CA signs the certificate with its own hash anyway.
 OPENSSL_CONF="$OPENSSL_PKCS11_CONF" openssl req -new -sha512 \
