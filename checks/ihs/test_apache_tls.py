@@ -199,3 +199,28 @@ def test_openssl_a_b_refuses_to_run_off_ibm_z(host):
     r = run_snippet(host, "ihs/apache/compare-openssl-hardware-paths.sh")
     assert r.rc == 1
     assert "This check is for Linux on IBM Z (s390x)" in r.stderr
+
+
+@pytest.mark.snippet("ihs/apache/create-token-key-and-csr.sh", checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_key_step_leaves_an_existing_private_folder_and_its_group_alone(fresh_host):
+    """Debian's /etc/ssl/private is root:ssl-cert 0710 when ssl-cert is installed (a reader's machine, not this
+    image): the step must not re-group it (that cut off every other ssl-cert member), but say what to do."""
+    pin = "/etc/ssl/private/apache-token.pin"
+    fresh_host.run_test(f"groupadd -f ssl-cert && rm -f {pin} && chown root:ssl-cert /etc/ssl/private"
+                        " && chmod 0710 /etc/ssl/private")
+    step = f"{token_env()} bash /snippets/ihs/apache/create-token-key-and-csr.sh"
+    refused = fresh_host.run(step)
+    assert refused.rc == 1, refused.stdout + refused.stderr
+    assert "usermod -aG ssl-cert www-data" in refused.stderr
+    folder = fresh_host.file("/etc/ssl/private")
+    assert (folder.user, folder.group, folder.mode) == ("root", "ssl-cert", 0o710)
+    assert not fresh_host.file(pin).exists
+
+    fresh_host.run_test("usermod -aG ssl-cert www-data")
+    done = fresh_host.run(step)
+    assert done.rc == 0, done.stdout + done.stderr
+    folder = fresh_host.file("/etc/ssl/private")
+    assert (folder.user, folder.group, folder.mode) == ("root", "ssl-cert", 0o710)
+    assert (fresh_host.file(pin).group, fresh_host.file(pin).mode) == ("www-data", 0o640)
+    assert fresh_host.run(f"runuser -u www-data -- cat {pin}").rc == 0  # httpd's user reaches it through ssl-cert

@@ -77,7 +77,24 @@ else
 fi
 
 # The PIN file, once p11sak has logged in with the PIN: pkcs11-provider reads it in httpd's processes, so httpd's group may read it, no one else.
-install -d -m 0710 -g "$APACHE_GROUP" "$(dirname "$PIN_FILE")"
+# Its folder is given to httpd's group (0710) when it is missing or root's alone (openssl's /etc/ssl/private is
+# root:root 0700). One that belongs to another group keeps its owner, group and mode (with Debian's ssl-cert
+# package /etc/ssl/private is root:ssl-cert 0710): re-grouping it would cut off that group's other members.
+pin_dir=$(dirname "$PIN_FILE")
+if [[ ! -d "$pin_dir" || $(stat -c %G "$pin_dir") == root ]]; then
+    install -d -m 0710 -g "$APACHE_GROUP" "$pin_dir"
+else
+    dir_group=$(stat -c %G "$pin_dir")
+    apache_user=$(getent passwd apache wwwrun www-data | awk -F: 'NR == 1 {print $1}' || true)
+    if [[ $dir_group != "$APACHE_GROUP" && ! " $(id -nG "${apache_user:-$APACHE_GROUP}" 2>/dev/null) " == *" $dir_group "* ]]
+    then
+        echo "$pin_dir belongs to group $dir_group, which httpd's user ${apache_user:-?} is not in, so httpd could not" \
+            "read a PIN file there. Either add it to that group (usermod -aG $dir_group ${apache_user:-USER}, Debian's" \
+            "way for services that read private keys) or set PIN_FILE to a file in a folder of its own and the same" \
+            "path in $OPENSSL_PKCS11_CONF. The folder was left as it is." >&2
+        exit 1
+    fi
+fi
 (umask 077 && printf '%s' "$TOKEN_USER_PIN" > "$PIN_FILE")
 chgrp "$APACHE_GROUP" "$PIN_FILE"
 chmod 0640 "$PIN_FILE"
