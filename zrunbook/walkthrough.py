@@ -148,7 +148,10 @@ def walk_chapter(host, name: str, tabs: tuple[str, ...], env: dict[str, str], *,
             if step.needs in LACKS[arch]:
                 report.passed_over.append(f"{step.where()}: the page says it {step.needs_text()}")
                 continue
-            result = host.run(f"cd / && env {assignments} bash {snippets_in_container}/{step.snippet}")
+            # Each step in a new root login shell, as the pages ask after the install (root's groups are
+            # read at login: the pkcs11 group the install gives root counts only from the next login).
+            script = f"cd / && env {assignments} bash {snippets_in_container}/{step.snippet}"
+            result = host.run(f"su - root -c {shlex.quote(script)}")
             if result.rc != 0:
                 report.failed = (f"{step.where()} exited {result.rc}\nstdout:\n{result.stdout}\n"
                                  f"stderr:\n{result.stderr}")

@@ -21,8 +21,10 @@ die() { echo "$*" >&2; exit 1; }
 command -v pkcsconf >/dev/null || die "pkcsconf is not installed: install openCryptoki first."
 command -v p11sak >/dev/null || die "p11sak (openCryptoki's key tool, used to test the PINs) is missing:" \
   "install openCryptoki 3.14 or later."
-pgrep -x pkcsslotd >/dev/null ||
-  die "pkcsslotd is not running: start it (systemctl enable --now pkcsslotd) and run this again."
+# pkcsslotd must answer (pkcsconf -s lists the slots through it); pgrep is not on every system.
+pkcsconf -s >/dev/null 2>&1 ||
+  die "pkcsslotd is not running or does not answer this shell: start it (systemctl enable --now pkcsslotd)," \
+    "and run this from a login that is in the pkcs11 group (log in again after installing openCryptoki)."
 
 # token_field SLOT NAME: one field of 'pkcsconf -t -c SLOT', blanks trimmed.
 token_field() {

@@ -8,7 +8,8 @@ die() { echo "$*" >&2; exit 1; }
 for tool in icastats pkcs11-tool pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install libica's tools, opensc and openCryptoki."
 done
-pgrep -x pkcsslotd >/dev/null || die "pkcsslotd is not running: start it (systemctl enable --now pkcsslotd)."
+pkcsconf -s >/dev/null 2>&1 ||
+  die "pkcsslotd is not running or does not answer this shell: start it (systemctl enable --now pkcsslotd)."
 
 module="${PKCS11_MODULE:-}"
 if [[ -z "$module" ]]; then
