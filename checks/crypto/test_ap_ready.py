@@ -21,7 +21,8 @@ def stand_in(host, bindings: str, queues: dict[str, str]) -> None:
     for queue, driver in queues.items():
         lines.append(f"mkdir -p /tmp/ap/devices/{queue}")
         if driver:
-            lines.append(f"mkdir -p /tmp/drivers/{driver} && ln -s /tmp/drivers/{driver} /tmp/ap/devices/{queue}/driver")
+            lines += [f"mkdir -p /tmp/drivers/{driver}",
+                      f"ln -s /tmp/drivers/{driver} /tmp/ap/devices/{queue}/driver"]
     host.run_test(" && ".join(lines))
 
 
@@ -63,10 +64,16 @@ def test_ap_ready_stops_on_a_kvm_host_whose_queues_belong_to_vfio_ap(fresh_host)
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
-def test_ap_ready_stops_without_any_queue_or_without_the_device(fresh_host):
+def test_ap_ready_stops_when_no_queue_is_assigned(fresh_host):
     stand_in(fresh_host, "0/0 (complete)", {})
-    empty = run(fresh_host)
-    assert empty.rc == 1 and "No AP queue is assigned to this system" in empty.stderr
+    result = run(fresh_host)
+    assert result.rc == 1
+    assert "No AP queue is assigned to this system" in result.stderr
+
+
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_ap_ready_stops_when_the_zcrypt_device_is_missing(fresh_host):
     stand_in(fresh_host, "1/1 (complete)", {"05.0004": "cex4queue"})
-    no_device = run(fresh_host, "Z90CRYPT=/tmp/no-z90crypt")
-    assert no_device.rc == 1 and "/tmp/no-z90crypt is missing" in no_device.stderr
+    result = run(fresh_host, "Z90CRYPT=/tmp/no-z90crypt")
+    assert result.rc == 1
+    assert "/tmp/no-z90crypt is missing" in result.stderr
