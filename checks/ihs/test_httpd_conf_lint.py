@@ -4,7 +4,7 @@ The module (zrunbook/ihs/mod_ibm_ssl/mod_ibm_ssl.c) is built with apxs in the co
 session and loaded as IHS loads its own (LoadModule ibm_ssl_module modules/mod_ibm_ssl.so); a
 minimal IHS tree includes the snippet. The negative cases under checks/ihs/bad/ prove the lint
 rejects what IHS would: unknown protocol and cipher names, a wrong argument count, SSLServerCert
-without a token while SSLPKCSDriver is set, and the study's library and cache directives.
+without a token while SSLPKCSDriver is set, the study's library, and a sidd socket path no socket can have.
 
 The current configuration includes conf/pkcs11-driver.conf, one line per distribution. The hosts are
 Debian: the Ubuntu/Debian line is checked as shipped (on amd64 with the host's triplet), and a copy of it
@@ -85,7 +85,7 @@ REJECTED = {
     "httpd-ssl-servercert-without-token.conf": "SSLServerCert ihscert",
     "httpd-ssl-attributeset-one-argument.conf": "SSLAttributeSet takes two arguments",
     "httpd-ssl-2013-pkcs11-api-so64.conf": "PKCS11_API.so64 does not exist",
-    "httpd-ssl-2013-cache-port-filename.conf": "SSLCachePortFilename is redundant",
+    "httpd-ssl-cache-port-filename-too-long.conf": "is too long for a Unix socket path",
 }
 
 
@@ -99,3 +99,15 @@ def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
     result = httpd_t(host, conf)
     assert result.rc != 0, output(result)
     assert REJECTED[bad] in result.stderr, output(result)
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+def test_httpd_t_with_the_lint_accepts_the_studys_sidd_socket_line(host):
+    """IHS 9.0.5 still documents sidd and SSLCachePortFilename, so the study's own line passes; only a path
+    too long for a Unix socket is rejected (the negative case above)."""
+    bad = (BAD / "httpd-ssl-cache-port-filename-too-long.conf").read_text(encoding="utf-8")
+    study = "\n".join("SSLCachePortFilename /opt/IBM/HTTPServer/logs/siddport"
+                      if line.startswith("SSLCachePortFilename") else line for line in bad.splitlines())
+    result = httpd_t(host, ihs_root(host, study, rhel_stand_in=True))
+    assert result.rc == 0, output(result)
+    assert "Syntax OK" in result.stderr, output(result)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from zrunbook import SNIPPETS
+from zrunbook import facts as facts_tables
 from zrunbook.crypto import recorded
 
 LSZCRYPT = "crypto/adapters/lszcrypt-VV-2013-study.out"
 ICASTATS = "crypto/cpacf/icastats-2013-study.out"
-DEPENDS_ON = [f"snippets/{LSZCRYPT}", f"snippets/{ICASTATS}"]
+CEX_MODES = "crypto/cex-modes"
+DEPENDS_ON = [f"snippets/{LSZCRYPT}", f"snippets/{ICASTATS}", f"facts/{CEX_MODES}.csv"]
 
 
 def _cards() -> list[dict]:
@@ -47,3 +49,20 @@ def study_aes_hardware() -> str:
 
 def study_random_software() -> str:
     return str(_icastats()["RANDOM"][1])
+
+
+def _modes_by_clear_key_rsa(serves: bool) -> str:
+    """The adapter modes that do (or do not) serve clear-key RSA, as facts/crypto/cex-modes.csv says."""
+    modes = [r["mode"] for r in facts_tables.table(CEX_MODES)
+             if r["clear-key RSA"].startswith("yes") == serves]
+    if not modes:
+        raise ValueError(f"no adapter mode in {CEX_MODES} has clear-key RSA {'yes' if serves else 'no'}")
+    return " and ".join(f"{m}s" for m in modes)
+
+
+def clear_key_rsa_modes() -> str:
+    return _modes_by_clear_key_rsa(True)
+
+
+def no_clear_key_rsa_modes() -> str:
+    return _modes_by_clear_key_rsa(False)

@@ -20,7 +20,12 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
+#include <sys/un.h>
+
+/* The longest path an AF_UNIX socket address holds: sun_path less its terminating NUL. */
+#define SUN_PATH_MAX ((int)sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 
 #include "ibm_ssl_facts.h" /* IBM_SSL_PROTOCOLS[], IBM_SSL_CIPHERS[], IBM_SSL_RANGES[] (NULL-terminated) */
 
@@ -280,12 +285,14 @@ static const char *set_noop(cmd_parms *cmd, void *dc)
     return NULL;
 }
 
-static const char *reject_redundant(cmd_parms *cmd, void *dc, const char *arg)
+static const char *set_cache_port_filename(cmd_parms *cmd, void *dc, const char *arg)
 {
-    /* IHS 9.0.5's documentation still describes sidd; the runbook could not confirm that IHS 9 accepts the
-     * directive, and its only use in the study set the default socket file, so the lint asks to leave it out. */
-    return apr_psprintf(cmd->pool, "%s is redundant (it only names the socket file of the sidd session cache, "
-                        "and the default one serves): leave it out", cmd->cmd->name);
+    /* IHS 9.0.5 still documents sidd and this directive (its message SSL0603E names it for choosing another
+     * socket): the argument is the file name of sidd's AF_UNIX socket, which must fit sun_path (unix(7)). */
+    if (strlen(arg) > SUN_PATH_MAX)
+        return apr_psprintf(cmd->pool, "%s %s is too long for a Unix socket path (%lu bytes, at most %d)",
+                            cmd->cmd->name, arg, (unsigned long)strlen(arg), SUN_PATH_MAX);
+    return NULL;
 }
 
 static int check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
@@ -335,7 +342,8 @@ static const command_rec ibm_ssl_cmds[] = {
     AP_INIT_NO_ARGS("SSLFIPSDisable", set_noop, NULL, RSRC_CONF, "no FIPS mode"),
     AP_INIT_TAKE1("SSLV3Timeout", set_ranged_number, NULL, RSRC_CONF,
                   "seconds a TLS session may be resumed (session ID cache)"),
-    AP_INIT_TAKE1("SSLCachePortFilename", reject_redundant, NULL, RSRC_CONF, "redundant"),
+    AP_INIT_TAKE1("SSLCachePortFilename", set_cache_port_filename, NULL, RSRC_CONF,
+                  "file name of the socket of the session ID cache daemon (sidd)"),
     {NULL}
 };
 
