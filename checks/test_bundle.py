@@ -18,7 +18,9 @@ def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
             data = tar.extractfile(f"zrunbook-snippets/{rel}").read()
             assert data == (bundle.SNIPPETS / rel).read_bytes()
             assert hashlib.sha256(data).hexdigest() == rows[rel]["sha256"]
-            assert rows[rel]["checks"], f"{rel} has no checker in the manifest"
+            assert rows[rel]["checks"], (
+                f"{rel} has no checker in the manifest: the committed ledger.json predates it. "
+                "Run `make check` once (it rewrites ledger.json) and commit ledger.json with the snippet.")
 
 
 def test_manifest_reports_a_result_for_other_bytes_as_stale_never_passed():
