@@ -1,5 +1,6 @@
-"""The java.security fragments: provider numbering, the PKCS#11 provider first with its configuration path on
-the same line (zrunbook/was/java_security.py), and the path the same one the token configuration is installed as.
+"""The java.security fragments: provider numbering, the PKCS#11 provider after IBMJCEPlus in the current list and
+first in the study's, its configuration path on the same line (zrunbook/was/java_security.py), and the path the
+same one the token configuration is installed as.
 """
 
 import re
@@ -17,7 +18,8 @@ STUDY = "was/pkcs11/java-security-providers-2013.security"
 BAD = sorted(p.name for p in (HERE / "bad").glob("*.security"))
 WHY = {
     "java-security-path-on-next-line.security": "stands on a line of its own",
-    "java-security-pkcs11-not-first.security": "must be security.provider.1",
+    "java-security-2013-pkcs11-not-first.security": "must be security.provider.1",
+    "java-security-pkcs11-ahead-of-ibmjceplus.security": "ahead of IBMJCEPlus",
     "java-security-numbering.security": "used twice: [2]",
 }
 
@@ -37,5 +39,14 @@ def test_2013_provider_list_names_the_studys_config_file():
 @pytest.mark.parametrize("bad", BAD)
 @pytest.mark.snippet(CURRENT, STUDY, checker="java-security")
 def test_java_security_checker_rejects(bad):
-    found = java_security.problems((HERE / "bad" / bad).read_text())
+    found = java_security.file_problems(HERE / "bad" / bad)
     assert any(WHY[bad] in p for p in found), found
+
+
+@pytest.mark.snippet(CURRENT, STUDY, checker="java-security")
+def test_each_list_passes_under_its_own_rule_and_fails_under_the_other():
+    current, study = (SNIPPETS / CURRENT).read_text(), (SNIPPETS / STUDY).read_text()
+    assert java_security.problems(current) == []
+    assert java_security.problems(study, study=True) == []
+    assert any("ahead of IBMJCEPlus" in p or "no IBMJCEPlus" in p for p in java_security.problems(study))
+    assert any("must be security.provider.1" in p for p in java_security.problems(current, study=True))

@@ -76,3 +76,25 @@ def ready_token(host, user: str | None = None, label: str = LABEL, *, open_store
         opened = run_snippet(host, OPEN_STORE)
         assert opened.rc == 0, output(opened)
     return Token(label, slot_of(host), init.stdout)
+
+
+class PinPrinted(AssertionError):
+    """A snippet printed one of the test PINs (issue 16, finding 18: no secret is ever printed)."""
+
+
+def refuse_printed_pins(host) -> None:
+    """Wrap host.run so that every command running a snippet (a path under the mounted snippets folder) fails
+    its test when the snippet's stdout or stderr contains one of PINS. run_test, check_output and run_expect
+    all go through host.run, so every snippet run of every check is covered."""
+    run = host.run
+
+    def guarded(command, *args, **kwargs):
+        result = run(command, *args, **kwargs)
+        text = command if isinstance(command, str) else " ".join(map(str, command))
+        if f"{snippet_path('')}" in text:
+            printed = [name for name, pin in PINS.items() if pin in result.stdout or pin in result.stderr]
+            if printed:
+                raise PinPrinted(f"a snippet printed {', '.join(printed)} ({text[:200]}): {output(result)}")
+        return result
+
+    host.run = guarded

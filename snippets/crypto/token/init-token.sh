@@ -116,9 +116,14 @@ if has "$USER_PIN_TO_BE_CHANGED"; then
   temporary=$(tr -dc 0-9 </dev/urandom | head -c "$pin_max")
   step "change the user PIN (1 of 2)" "$USER_PIN_TO_BE_CHANGED" clear \
     pkcsconf -c "$slot" -p -U "$TOKEN_USER_PIN" -n "$temporary"
-  out=$(pkcsconf -c "$slot" -p -U "$temporary" -n "$TOKEN_USER_PIN" 2>&1) ||
-    die "The user PIN is now a temporary one and could not be set back ($out). Set it with" \
-      "'pkcsconf -c $slot -p' using the temporary PIN $temporary. Now $(state)"
+  if ! out=$(pkcsconf -c "$slot" -p -U "$temporary" -n "$TOKEN_USER_PIN" 2>&1); then
+    # Never print a PIN: the temporary one goes to a file only the caller can read.
+    pin_file=$(umask 077 && mktemp "${TMPDIR:-/tmp}/init-token-temporary-pin.XXXXXX")
+    printf '%s\n' "$temporary" >"$pin_file"
+    die "The user PIN is now a temporary one and could not be set back ($out). The temporary PIN is in" \
+      "$pin_file (readable only by $(id -un)): set the PIN with 'pkcsconf -c $slot -p', then delete that file." \
+      "Now $(state)"
+  fi
   echo "done: change the user PIN (2 of 2)"; changed=yes
 fi
 
