@@ -38,7 +38,7 @@ def test_prefer_interrupts_stops_with_a_sentence_when_there_is_no_ap_bus(host):
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_polling_thread_is_turned_off_once_when_interrupts_are_available(fresh_host):
-    fresh_host.run_test(FAKE.format(interrupts=1, poll=1))
+    fresh_host.run_expect([0], FAKE.format(interrupts=1, poll=1))
     first, second = run(fresh_host), run(fresh_host)
     assert first.rc == 0, first.stderr
     assert "Polling thread turned off." in first.stdout
@@ -49,7 +49,7 @@ def test_polling_thread_is_turned_off_once_when_interrupts_are_available(fresh_h
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_polling_thread_is_left_alone_without_interrupts_unless_asked_for(fresh_host):
-    fresh_host.run_test(FAKE.format(interrupts=0, poll=0))
+    fresh_host.run_expect([0], FAKE.format(interrupts=0, poll=0))
     left = run(fresh_host)
     assert "zcrypt polls" in left.stdout
     assert fresh_host.file("/tmp/calls").content_string == ""

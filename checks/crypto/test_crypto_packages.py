@@ -39,7 +39,7 @@ def test_verify_snippet_reports_the_crypto_stack_installed(host):
 
 @pytest.mark.snippet(VERIFY, checker="testinfra")
 def test_verify_snippet_names_a_missing_command_and_fails(fresh_host):
-    fresh_host.run_test("rm /usr/sbin/pkcsconf")
+    fresh_host.run_expect([0], "rm /usr/sbin/pkcsconf")
     result = run_snippet(fresh_host, VERIFY)
     assert result.rc == 1, output(result)
     assert "missing: command pkcsconf" in result.stderr

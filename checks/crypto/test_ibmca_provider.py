@@ -125,7 +125,7 @@ def test_config_that_leaves_the_default_provider_inactive_fails_the_check(fresh_
 @pytest.mark.snippet(CONF, checker="testinfra")
 def test_ibmca_provider_opensslconfig_output_fails_the_same_check(fresh_host):
     """The helper's own output (from Debian 13's openssl.cnf) is the bad file's origin: it fails the same way."""
-    fresh_host.run_test("mkdir -p /tmp/generated && cd /tmp/generated && ibmca-provider-opensslconfig")
+    fresh_host.run_expect([0], "mkdir -p /tmp/generated && cd /tmp/generated && ibmca-provider-opensslconfig")
     generated = "/tmp/generated/openssl.cnf.ibmca-provider"
     assert fresh_host.run(f"grep -qx '# activate = 1' {generated}").rc == 0
     assert problems(provider_state(fresh_host, generated)) == ["the default provider is not active", "SHA-256 fails"]

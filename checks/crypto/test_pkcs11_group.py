@@ -20,7 +20,7 @@ def groups(host, user: str) -> set[str]:
 
 
 def make_wasadmin(host) -> None:
-    host.run_test("useradd -m -G users,audio wasadmin")
+    host.run_expect([0], "useradd -m -G users,audio wasadmin")
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
@@ -63,7 +63,7 @@ def test_a_missing_user_stops_with_a_sentence(host):
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_pkcs11_group_stops_with_a_sentence(fresh_host):
-    fresh_host.run_test("groupdel -f pkcs11")
+    fresh_host.run_expect([0], "groupdel -f pkcs11")
     result = run_snippet(fresh_host, SNIPPET, "nobody")
     assert result.rc == 1
     assert "Group pkcs11 does not exist" in result.stderr
@@ -73,7 +73,7 @@ def test_a_missing_pkcs11_group_stops_with_a_sentence(fresh_host):
 def test_the_studys_usermod_drops_the_users_other_groups(fresh_host):
     """Negative case: the same check that passes the snippet catches the study's line."""
     make_wasadmin(fresh_host)
-    fresh_host.run_test("bash -c " + shlex.quote(STUDY_USERMOD.read_text(encoding="utf-8")))
+    fresh_host.run_expect([0], "bash -c " + shlex.quote(STUDY_USERMOD.read_text(encoding="utf-8")))
     after = groups(fresh_host, "wasadmin")
     assert "pkcs11" in after
     assert not after >= {"users", "audio"}, "the study's usermod -G kept the other groups after all"

@@ -43,7 +43,7 @@ def test_start_pkcsslotd_as_a_user_stops_with_a_sentence(host):
 def test_pkcsslotd_starts_without_pgrep_and_systemd_tmpfiles(fresh_host):
     """A clean Debian has neither (procps and systemd are not in a minimal system): the reader's first run
     failed with exit 127 (issue 17). The snippet must need neither."""
-    fresh_host.run_test("rm /usr/bin/pgrep /usr/bin/systemd-tmpfiles")
+    fresh_host.run_expect([0], "rm /usr/bin/pgrep /usr/bin/systemd-tmpfiles")
     result = run_snippet(fresh_host, SNIPPET)
     assert result.rc == 0, result.stdout + result.stderr
     assert "command not found" not in result.stderr
@@ -57,7 +57,7 @@ def test_a_daemon_that_does_not_answer_is_not_reported_as_running(fresh_host):
     """The reader saw "pkcsslotd is running" while pkcsconf -s failed: the snippet now asks the daemon itself.
     Here pkcsslotd is replaced by a program that exits at once, so nothing ever answers."""
     stub = "/usr/local/sbin/pkcsslotd"
-    fresh_host.run_test(f"printf '#!/bin/sh\\nexit 0\\n' > {stub} && chmod +x {stub}")
+    fresh_host.run_expect([0], f"printf '#!/bin/sh\\nexit 0\\n' > {stub} && chmod +x {stub}")
     result = fresh_host.run(f"PATH=/usr/local/sbin:$PATH bash /snippets/{SNIPPET}")
     assert result.rc == 1, result.stdout + result.stderr
     assert "is running" not in result.stdout

@@ -80,7 +80,7 @@ def test_opening_the_token_folders_twice_changes_nothing(fresh_host):
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_opening_the_token_folders_as_a_normal_user_stops_with_a_sentence(fresh_host):
-    fresh_host.run_test("useradd -m wasadmin")
+    fresh_host.run_expect([0], "useradd -m wasadmin")
     result = fresh_host.run(f"su wasadmin -s /bin/bash -c 'bash /snippets/{SNIPPET}'")
     assert result.rc == 1
     assert "Run this as root" in result.stderr

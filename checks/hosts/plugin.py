@@ -50,7 +50,6 @@ import testinfra
 from zrunbook.hosts import engine as eng
 from zrunbook.hosts.steps import State, run_snippet, snippet_path, start_pkcsslotd, stop_pkcsslotd  # noqa: F401  (re-exported for fixtures)
 from zrunbook.hosts.token import refuse_printed_pins
-from zrunbook.hosts.util import strict_run_test
 
 ALL_HOSTS = tuple(eng.HOSTS)
 STATE_LABEL = "zrunbook.state-result"  # the JSON a State's prepare returned
@@ -162,7 +161,6 @@ class HostPool:
         engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
         host = testinfra.get_host(f"{engine.scheme}://{name}")
         refuse_printed_pins(host)
-        strict_run_test(host)
         host.zr_container = name
         host.zr_name = host_name
         if state is not None:

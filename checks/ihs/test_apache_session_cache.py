@@ -42,16 +42,17 @@ pytestmark = pytest.mark.only_hosts("debian13-amd64")
 def session_config(host, text: str, *, comment_out_distribution_lines: bool = True) -> None:
     """The page's Debian/Ubuntu step: the distribution's session lines out, this file in, httpd restarted."""
     if comment_out_distribution_lines:
-        host.run_test(f"sed -i -E 's/^([[:space:]]*SSLSession(Cache|CacheTimeout|Tickets)[[:space:]])/#\\1/' "
+        host.run_expect([0], f"sed -i -E 's/^([[:space:]]*SSLSession(Cache|CacheTimeout|Tickets)[[:space:]])/#\\1/' "
                       f"{DEBIAN_SSL_CONF}")
         assert host.run(f"grep -E '^[[:space:]]*SSLSession' {DEBIAN_SSL_CONF}").rc == 1
     copy_to(host, text, CONF)
-    host.run_test("a2enconf -q tls-session-cache")
+    host.run_expect([0], "a2enconf -q tls-session-cache")
     stop_and_start(host)
 
 
 def stop_and_start(host) -> None:
-    host.run_test("apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || exit 0; sleep 0.1; done; "
+    host.run_expect([0],
+                    "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || exit 0; sleep 0.1; done; "
                   "echo 'httpd did not stop'; exit 1")
     start(host)
 
@@ -128,9 +129,10 @@ def test_a_resumed_connection_costs_the_token_key_no_signature(fresh_host):
     real = fresh_host.check_output(
         f"readlink -f $(sed -n -E 's/^[[:space:]]*pkcs11-module-path[[:space:]]*=[[:space:]]*//p' {conf})").strip()
     assert real, f"no pkcs11-module-path in {conf}"
-    fresh_host.run_test(f"sed -i -E 's|^([[:space:]]*pkcs11-module-path[[:space:]]*=).*|\\1 {spy}|' {conf}")
-    fresh_host.run_test(f"printf 'export PKCS11SPY={real} PKCS11SPY_OUTPUT=/tmp/spy.log\\n' >> /etc/apache2/envvars")
-    fresh_host.run_test("touch /tmp/spy.log && chmod 666 /tmp/spy.log")  # httpd's workers write to it too
+    fresh_host.run_expect([0], f"sed -i -E 's|^([[:space:]]*pkcs11-module-path[[:space:]]*=).*|\\1 {spy}|' {conf}")
+    fresh_host.run_expect([0],
+                          f"printf 'export PKCS11SPY={real} PKCS11SPY_OUTPUT=/tmp/spy.log\\n' >> /etc/apache2/envvars")
+    fresh_host.run_expect([0], "touch /tmp/spy.log && chmod 666 /tmp/spy.log")  # httpd's workers write to it too
     session_config(fresh_host, cache_snippet())
 
     def signatures() -> int:
@@ -164,7 +166,7 @@ def test_a_graceful_restart_that_switches_the_cache_off_stops_httpd(fresh_host):
     ca = serve_files(fresh_host)
     session_config(fresh_host, cache_snippet())
     copy_to(fresh_host, CACHE_OFF.read_text(encoding="utf-8"), CONF)
-    fresh_host.run_test("apache2ctl graceful")
+    fresh_host.run_expect([0], "apache2ctl graceful")
     gone = fresh_host.run("for i in $(seq 50); do pgrep -x apache2 >/dev/null || exit 0; sleep 0.1; done; exit 1")
     assert gone.rc == 0, "httpd survived the graceful restart: check the page's advice\n" + \
         fresh_host.run("tail -5 /var/log/apache2/error.log").stdout

@@ -105,7 +105,9 @@ def test_every_handshake_is_signed_by_the_token(fresh_host):
     ca = serve_token(fresh_host)
     spy = fresh_host.run("ls /usr/lib/*-linux-gnu/pkcs11/pkcs11-spy.so").stdout.strip()
     real = fresh_host.run(f"readlink -f {on_host(fresh_host, library('ubuntu-debian'))}").stdout.strip()
-    fresh_host.run_test(f"sed -i 's|^pkcs11-module-path = .*|pkcs11-module-path = {spy}|' /etc/ssl/openssl-pkcs11.conf"
+    fresh_host.run_expect([0],
+                          f"sed -i 's|^pkcs11-module-path = .*|pkcs11-module-path = {spy}|' "
+                          "/etc/ssl/openssl-pkcs11.conf"
                         f" && printf 'export PKCS11SPY={real} PKCS11SPY_OUTPUT=/tmp/spy.log\\n' >> /etc/apache2/envvars"
                         " && apache2ctl stop && sleep 1 && apache2ctl start && sleep 1 && chmod 666 /tmp/spy.log")
 
@@ -207,7 +209,7 @@ def test_key_step_leaves_an_existing_private_folder_and_its_group_alone(fresh_ho
     """Debian's /etc/ssl/private is root:ssl-cert 0710 when ssl-cert is installed (a reader's machine, not this
     image): the step must not re-group it (that cut off every other ssl-cert member), but say what to do."""
     pin = "/etc/ssl/private/apache-token.pin"
-    fresh_host.run_test(f"groupadd -f ssl-cert && rm -f {pin} && chown root:ssl-cert /etc/ssl/private"
+    fresh_host.run_expect([0], f"groupadd -f ssl-cert && rm -f {pin} && chown root:ssl-cert /etc/ssl/private"
                         " && chmod 0710 /etc/ssl/private")
     step = f"{token_env()} bash /snippets/ihs/apache/create-token-key-and-csr.sh"
     refused = fresh_host.run(step)
@@ -217,7 +219,7 @@ def test_key_step_leaves_an_existing_private_folder_and_its_group_alone(fresh_ho
     assert (folder.user, folder.group, folder.mode) == ("root", "ssl-cert", 0o710)
     assert not fresh_host.file(pin).exists
 
-    fresh_host.run_test("usermod -aG ssl-cert www-data")
+    fresh_host.run_expect([0], "usermod -aG ssl-cert www-data")
     done = fresh_host.run(step)
     assert done.rc == 0, done.stdout + done.stderr
     folder = fresh_host.file("/etc/ssl/private")

@@ -26,7 +26,7 @@ ROOT = "/opt/IBM/HTTPServer"
 def test_session_lifetime_fragment_passes_httpd_t_when_included(host):
     main = f"LoadModule ibm_ssl_module modules/mod_ibm_ssl.so\nInclude {ROOT}/conf/httpd-ssl-session-cache.conf\n"
     conf = ihs_root(host, main, root=ROOT)
-    host.run_test(f"cp /snippets/{FRAGMENT} {ROOT}/conf/httpd-ssl-session-cache.conf")
+    host.run_expect([0], f"cp /snippets/{FRAGMENT} {ROOT}/conf/httpd-ssl-session-cache.conf")
     result = httpd_t(host, conf)
     assert result.rc == 0, output(result)
     assert "Syntax OK" in result.stderr, output(result)

@@ -88,7 +88,7 @@ def test_no_snippet_or_page_names_another_ubuntu_debian_library_path():
 
 def recording_gskit(host):
     """GSKit cannot be installed: a stand-in at IHS's path records its arguments and lists no certificate."""
-    host.run_test(f"mkdir -p {GSKIT.rsplit('/', 1)[0]} && printf '%s\\n' '#!/bin/sh' "
+    host.run_expect([0], f"mkdir -p {GSKIT.rsplit('/', 1)[0]} && printf '%s\\n' '#!/bin/sh' "
                   f"'echo \"$*\" >> /tmp/gskit-calls' > {GSKIT} && chmod 755 {GSKIT}")
 
 
@@ -115,7 +115,7 @@ def test_gskit_steps_pass_gskit_the_library_the_ubuntu_debian_driver_names(fresh
                      checker="testinfra")
 def test_gskit_steps_without_opencryptoki_name_both_library_paths(fresh_host):
     recording_gskit(fresh_host)
-    fresh_host.run_test(f"rm {on_host(fresh_host, library('ubuntu-debian'))}")
+    fresh_host.run_expect([0], f"rm {on_host(fresh_host, library('ubuntu-debian'))}")
     for step in ("create-token-certificate.sh", "list-token-certificates.sh"):
         result = fresh_host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path('ihs/gskit/' + step)}")
         assert result.rc == 1, result.stdout + result.stderr
@@ -137,7 +137,7 @@ def test_rhel_sles_openssl_configuration_parses_but_the_key_step_refuses_it_on_d
     assert f"names the library '{library('rhel-sles')}', which does not exist here" in result.stderr
     assert not fresh_host.file("/etc/ssl/private/apache-token.pin").exists
     # the provider activates once its PIN file exists (test data)
-    fresh_host.run_test(f"mkdir -p /etc/ssl/private && printf {PINS['TOKEN_USER_PIN']} "
+    fresh_host.run_expect([0], f"mkdir -p /etc/ssl/private && printf {PINS['TOKEN_USER_PIN']} "
                         "> /etc/ssl/private/apache-token.pin")
     providers = fresh_host.run(f"OPENSSL_CONF={OPENSSL_PKCS11_CONF} openssl list -providers")
     assert providers.rc == 0, providers.stderr

@@ -33,7 +33,7 @@ STEPS = sorted({s.snippet for page in walkthrough.chapter(CHAPTER)
 @pytest.mark.snippet(*STEPS, checker="walkthrough")
 def test_the_crypto_chapter_walks_on_a_clean_host(clean_host):
     # The reader's own precondition, which the page states: the service user exists.
-    clean_host.run_test(f"useradd -m {SERVICE_USER}")
+    clean_host.run_expect([0], f"useradd -m {SERVICE_USER}")
     report = walkthrough.walk_chapter(clean_host, CHAPTER, TABS, READER, arch=arch(clean_host))
     print(report.summary())
     assert report.failed is None, report.failed

@@ -39,18 +39,18 @@ def login_limits(host, user=USER):
 
 
 def with_baseline(host, hard=4096):
-    host.run_test(f"useradd -m {USER}")
-    host.run_test(f"printf '*  soft  nofile  1024\\n*  hard  nofile  {hard}\\n' >> /etc/security/limits.conf")
+    host.run_expect([0], f"useradd -m {USER}")
+    host.run_expect([0], f"printf '*  soft  nofile  1024\\n*  hard  nofile  {hard}\\n' >> /etc/security/limits.conf")
     assert login_limits(host) == (1024, hard), "the baseline limit did not apply to a login shell"
 
 
 def unit_limits(host, dropin_source):
     """Install the stand-in unit and the drop-in, verify them, and return systemd's effective (soft, hard)."""
-    host.run_test("mkdir -p /etc/systemd/system/was.service.d /opt/IBM/WebSphere/AppServer/bin")
-    host.run_test("printf '#!/bin/sh\\nexit 0\\n' > /opt/IBM/WebSphere/AppServer/bin/startServer.sh"
+    host.run_expect([0], "mkdir -p /etc/systemd/system/was.service.d /opt/IBM/WebSphere/AppServer/bin")
+    host.run_expect([0], "printf '#!/bin/sh\\nexit 0\\n' > /opt/IBM/WebSphere/AppServer/bin/startServer.sh"
                   " && chmod +x /opt/IBM/WebSphere/AppServer/bin/startServer.sh")
     copy_to(host, UNIT, "/etc/systemd/system/was.service")
-    host.run_test(f"cp {dropin_source} /etc/systemd/system/was.service.d/nofile.conf")
+    host.run_expect([0], f"cp {dropin_source} /etc/systemd/system/was.service.d/nofile.conf")
     verify = host.run("systemd-analyze verify /etc/systemd/system/was.service")
     # systemd's test mode loads every unit the way PID 1 would and dumps them; it refuses to run as root.
     dump = host.run("runuser -u nobody -- /usr/lib/systemd/systemd --test --system --unit=was.service --no-pager")
@@ -68,7 +68,7 @@ def test_limits_file_gives_the_websphere_user_8192_open_files_at_login(fresh_hos
     before = run_snippet(fresh_host, CHECK, USER)
     assert before.rc == 1, output(before)
     assert "below 8192" in before.stderr, output(before)
-    fresh_host.run_test(f"install -m 644 {snippet_path(LIMITS)} /etc/security/limits.d/90-websphere-nofile.conf")
+    fresh_host.run_expect([0], f"install -m 644 {snippet_path(LIMITS)} /etc/security/limits.d/90-websphere-nofile.conf")
     assert login_limits(fresh_host) == (8192, 16384)
     after = run_snippet(fresh_host, CHECK, USER)
     assert after.rc == 0, output(after)

@@ -22,7 +22,7 @@ exec jython "$file"
 
 def install_stand_in(host):
     copy_to(host, STAND_IN, f"{WAS_HOME}/bin/wsadmin.sh")
-    host.run_test(f"chmod +x {WAS_HOME}/bin/wsadmin.sh")
+    host.run_expect([0], f"chmod +x {WAS_HOME}/bin/wsadmin.sh")
 
 
 @pytest.mark.only_hosts("debian13-amd64")

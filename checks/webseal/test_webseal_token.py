@@ -16,7 +16,7 @@ from zrunbook.webseal import values
 @pytest.mark.only_hosts("debian13-amd64")
 def test_webseal_user_joins_pkcs11_keeps_tivoli_and_the_token_has_the_configured_label(fresh_host):
     user = values.webseal_user()
-    fresh_host.run_test(f"groupadd -f tivoli && groupadd -f {user} && useradd -m -g {user} -G tivoli {user}")
+    fresh_host.run_expect([0], f"groupadd -f tivoli && groupadd -f {user} && useradd -m -g {user} -G tivoli {user}")
     label = values.token_label()
     token = ready_token(fresh_host, user, label)
     assert {"tivoli", "pkcs11", user} <= set(fresh_host.check_output(f"id -nG {user}").split())
@@ -31,9 +31,9 @@ FAKE_GSKIT = "/usr/local/ibm/gsk8_64/bin/gsk8capicmd_64"  # the wrapper's defaul
 @pytest.mark.only_hosts("debian13-amd64")
 def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_labels(fresh_host):
     # GSKit cannot be installed here: a recording stand-in at WebSEAL's path answers "no such certificate".
-    fresh_host.run_test(f"mkdir -p {FAKE_GSKIT.rsplit('/', 1)[0]} /tmp/dl && printf '%s\\n' '#!/bin/sh' "
+    fresh_host.run_expect([0], f"mkdir -p {FAKE_GSKIT.rsplit('/', 1)[0]} /tmp/dl && printf '%s\\n' '#!/bin/sh' "
                         f"'echo \"$*\" >> /tmp/gskit-calls' > {FAKE_GSKIT} && chmod 755 {FAKE_GSKIT}")
-    fresh_host.run_test(f"cp {snippet_path('webseal/token/create-webseal-certificate.sh')} "
+    fresh_host.run_expect([0], f"cp {snippet_path('webseal/token/create-webseal-certificate.sh')} "
                         f"{snippet_path('ihs/gskit/create-token-certificate.sh')} /tmp/dl/")
     start_pkcsslotd(fresh_host)
     lib = fresh_host.check_output("ls /usr/lib/*/pkcs11/libopencryptoki.so")
@@ -54,7 +54,7 @@ def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_la
 @pytest.mark.only_hosts("debian13-amd64")
 def test_webseal_certificate_step_without_the_ihs_script_says_where_to_put_it(host):
     wrapper = snippet_path("webseal/token/create-webseal-certificate.sh")
-    host.run_test(f"mkdir -p /tmp/alone && cp {wrapper} /tmp/alone/")
+    host.run_expect([0], f"mkdir -p /tmp/alone && cp {wrapper} /tmp/alone/")
     result = host.run("TOKEN_USER_PIN=1 bash /tmp/alone/create-webseal-certificate.sh")
     assert result.rc == 1
     assert "create-token-certificate.sh is not at /tmp/alone/create-token-certificate.sh" in result.stderr

@@ -67,10 +67,10 @@ def install_token_config(host, rel: str, dest: str) -> str:
     pointed at the soft token's slot. Returns the text installed."""
     text = (SNIPPETS / rel).read_text(encoding="utf-8")
     lib = re.search(r"^library\s*=\s*(\S+)", text, re.M).group(1)
-    host.run_test(f"test -e {lib} || {{ mkdir -p $(dirname {lib}) && ln -s {opencryptoki(host)} {lib}; }}")
+    host.run_expect([0], f"test -e {lib} || {{ mkdir -p $(dirname {lib}) && ln -s {opencryptoki(host)} {lib}; }}")
     text = re.sub(r"^slot = 1$", f"slot = {slot_of(host)}", text, flags=re.M)
     copy_to(host, text, dest)
-    host.run_test(f"chmod a+r {dest} && chmod a+rx $(dirname {dest})")
+    host.run_expect([0], f"chmod a+r {dest} && chmod a+rx $(dirname {dest})")
     return text
 
 
@@ -82,7 +82,7 @@ def make_key(host) -> str:
     install_token_config(host, TOKEN_CFG[host.zr_name], CONFIG)
     copy_to(host, (eng.REPO / SERVER).read_text(encoding="utf-8"), "/tmp/verify/TokenHttpsServer.java")
     compile_java(host, "/tmp/verify/TokenHttpsServer.java")
-    host.run_test("chmod -R a+rwX /tmp/verify")
+    host.run_expect([0], "chmod -R a+rwX /tmp/verify")
     # Under qemu the ICA token refuses PKCS#1 v1.5 signatures (CKR_FUNCTION_FAILED), so there the token signs
     # the self-signed certificate with RSASSA-PSS, which it does; real Crypto Express does both.
     sigalg = "SIGALG=RSASSA-PSS " if host.zr_name == "debian13-s390x" else ""
@@ -101,7 +101,8 @@ def start_server(host, *, position: str = "last", pkcs12: str | None = None, por
     java.security; first, as the study's). With ``pkcs12`` the server key comes from that PKCS#12 file (password
     KEYSTORE_PASSWORD) instead of the token. Returns the certificate's path (the CA file of a check)."""
     extra = f" {pkcs12}" if pkcs12 else ""
-    host.run_test(f"{AS_WAS} sh -c 'TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} KEYSTORE_PASSWORD={KEYSTORE_PASSWORD} "
+    host.run_expect([0],
+                    f"{AS_WAS} sh -c 'TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} KEYSTORE_PASSWORD={KEYSTORE_PASSWORD} "
                   f"PROVIDER_POSITION={position} nohup java -cp . TokenHttpsServer {CONFIG} {port} TLSv1.2,TLSv1.3 "
                   f"{','.join(current_suites())}{extra} > server-{port}.log 2>&1 &'")
     up = host.run(f"for i in $(seq 240); do grep -q listening /tmp/verify/server-{port}.log && exit 0; sleep 0.5; "

@@ -67,7 +67,7 @@ def ready_token(host, user: str | None = None, label: str = LABEL, *, open_store
     that shows why the chapter's step 4 is needed)."""
     start_pkcsslotd(host)
     if user is not None:
-        host.run_test(f"id {shlex.quote(user)} || useradd -m {shlex.quote(user)}")
+        host.run_expect([0], f"id {shlex.quote(user)} || useradd -m {shlex.quote(user)}")
         added = run_snippet(host, ADD_USER, user)
         assert added.rc == 0, output(added)
     init = init_token(host, label)

@@ -106,7 +106,7 @@ def ihs_root(host, snippet_text: str, root: str = "/opt/IBM/HTTPServer", files: 
     see the module's docstring.
     """
     so = lint_module(host)
-    host.run_test(f"rm -rf {root}/conf")
+    host.run_expect([0], f"rm -rf {root}/conf")
     conf = f"{root}/conf/httpd.conf"
     main = "\n".join([
         "# minimal IHS-style main configuration written by zrunbook/ihs/ihs_lint.py",
@@ -121,21 +121,22 @@ def ihs_root(host, snippet_text: str, root: str = "/opt/IBM/HTTPServer", files: 
         f"Include {root}/conf/ssl.conf",
         "",
     ])
-    host.run_test(f"mkdir -p {root}/conf {root}/logs {root}/modules {root}/ssl "
+    host.run_expect([0], f"mkdir -p {root}/conf {root}/logs {root}/modules {root}/ssl "
                   f"&& ln -sf {so} {root}/modules/mod_ibm_ssl.so")
     _put(host, conf, main.encode())
     _put(host, f"{root}/conf/ssl.conf", snippet_text.encode())
     if files:
         for _, path in DIRECTIVE_PATHS.findall(snippet_text):
             full = path if path.startswith("/") else f"{root}/{path}"
-            host.run_test(f"mkdir -p {shlex.quote(str(Path(full).parent))} && touch {shlex.quote(full)}")
+            host.run_expect([0], f"mkdir -p {shlex.quote(str(Path(full).parent))} && touch {shlex.quote(full)}")
     for rel, text in (includes or {}).items():
         _put(host, f"{root}/{rel}", text.encode())
     rhel = library("rhel-sles")
     if rhel_stand_in:
-        host.run_test(f"mkdir -p {Path(rhel).parent} && ln -sfn {on_host(host, library('ubuntu-debian'))} {rhel}")
+        host.run_expect([0],
+                        f"mkdir -p {Path(rhel).parent} && ln -sfn {on_host(host, library('ubuntu-debian'))} {rhel}")
     else:
-        host.run_test(f"rm -f {rhel}")
+        host.run_expect([0], f"rm -f {rhel}")
     return conf
 
 

@@ -2,17 +2,19 @@
 # Proves that a TLS server's handshakes sign in the openCryptoki token: opens COUNT new TLS connections and
 # requires openCryptoki's own usage counters (pkcsstats) to show at least COUNT more RSA private-key
 # operations by the server's user in the token's slot. On IBM Z with the ICA token each of them is a request
-# to Crypto Express (lszcrypt -V shows the adapter's counter). Run as root:
-#   SERVICE_USER=wasadmin SLOT=1 bash check-token-signs.sh HOST:PORT [COUNT]
+# to Crypto Express (lszcrypt -V shows the adapter's counter). Run as root, with the server's certificate or
+# its CA in CA_FILE:
+#   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
 # Needs curl and pkcsstats (openCryptoki 3.19 or later, statistics not switched off in opencryptoki.conf).
 set -euo pipefail
 
 die() { echo "check-token-signs: $*" >&2; exit 1; }
-[[ $# -ge 1 && $1 == *:* ]] || die "usage: SERVICE_USER=USER SLOT=N $0 HOST:PORT [COUNT]"
+[[ $# -ge 1 && $1 == *:* ]] || die "usage: SERVICE_USER=USER SLOT=N CA_FILE=PEM $0 HOST:PORT [COUNT]"
 target=$1 count=${2:-5}
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "COUNT must be a positive number, not '$count'."
 [[ -n ${SERVICE_USER:-} ]] || die "set SERVICE_USER to the user the server runs as."
 [[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them)."
+[[ -r ${CA_FILE:-} ]] || die "set CA_FILE to a PEM file with the server's certificate or its CA."
 ((EUID == 0)) || die "run as root: only root can read another user's counters (pkcsstats -U)."
 for tool in curl pkcsstats; do
   command -v "$tool" >/dev/null || die "$tool is missing: install curl and opencryptoki 3.19 or later."
@@ -32,7 +34,7 @@ rsa_ops() {
 
 before=$(rsa_ops)
 for _ in $(seq "$count"); do
-  curl -sk -o /dev/null --max-time 20 "https://$target/" || die "connection $_ to $target failed: is the server up?"
+  curl -s -o /dev/null --max-time 20 --cacert "$CA_FILE" "https://$target/" || die "connection $_ to $target failed: is the server up?"
 done
 after=$(rsa_ops)
 grown=$((after - before))
