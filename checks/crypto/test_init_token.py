@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from zrunbook.crypto import token_flags
-from zrunbook.hosts.steps import start_pkcsslotd
+from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
 from zrunbook.hosts.token import INIT as SNIPPET
 from zrunbook.hosts.token import LABEL, PINS, init_token, slot_of, token_env
 from zrunbook.hosts.util import output as said
@@ -165,6 +165,23 @@ def test_a_pin_of_the_wrong_length_changes_nothing(fresh_host):
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_pin_stops_before_touching_the_token(host):
-    result = host.run(f"TOKEN_LABEL=x TOKEN_SO_PIN={PINS['TOKEN_SO_PIN']} bash /snippets/{SNIPPET}")
+    result = host.run(f"TOKEN_LABEL=x TOKEN_SO_PIN={PINS['TOKEN_SO_PIN']} bash {snippet_path(SNIPPET)}")
     assert result.rc != 0
     assert "set TOKEN_USER_PIN" in result.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_init_token_stops_before_changing_anything_with_a_p11sak_older_than_3_22(fresh_host):
+    # openCryptoki 3.22 added p11sak's SO login (ChangeLog, "+ openCryptoki 3.22"). A stand-in p11sak whose help
+    # lacks --so, as 3.21's does, first on PATH: the script must refuse before initialising the token.
+    start_pkcsslotd(fresh_host)
+    before = flags(fresh_host)
+    fresh_host.run_expect([0], "mkdir -p /tmp/old-p11sak && printf '%s\\n' '#!/bin/sh' "
+                          "'echo \"Usage: p11sak list-key [ARGS] [OPTIONS]\"; echo \"  -s, --slot SLOT\"' "
+                          "> /tmp/old-p11sak/p11sak && chmod +x /tmp/old-p11sak/p11sak")
+    result = fresh_host.run(f"PATH=/tmp/old-p11sak:$PATH {token_env()} bash {snippet_path(SNIPPET)}")
+    assert result.rc == 1, said(result)
+    assert "needs openCryptoki 3.22 or later" in result.stderr
+    assert "Nothing was changed" in result.stderr
+    assert flags(fresh_host) == before

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Initialises an openCryptoki token without prompts: label, new SO PIN, user PIN; then checks the flags.
-# Needs root (or the pkcs11 group) and a running pkcsslotd. Environment: TOKEN_LABEL, TOKEN_SO_PIN,
-# TOKEN_USER_PIN; optional TOKEN_SLOT (default: the ICA token's slot) and TOKEN_INITIAL_SO_PIN.
+# Needs openCryptoki 3.22 or later (p11sak --so), root (or the pkcs11 group) and a running pkcsslotd.
+# Environment: TOKEN_LABEL, TOKEN_SO_PIN, TOKEN_USER_PIN; optional TOKEN_SLOT (default: the ICA token's slot)
+# and TOKEN_INITIAL_SO_PIN.
 set -euo pipefail
 
 : "${TOKEN_LABEL:?set TOKEN_LABEL to the token label your applications will use, e.g. IBMICATOK}"
@@ -20,7 +21,13 @@ die() { echo "$*" >&2; exit 1; }
 
 command -v pkcsconf >/dev/null || die "pkcsconf is not installed: install openCryptoki first."
 command -v p11sak >/dev/null || die "p11sak (openCryptoki's key tool, used to test the PINs) is missing:" \
-  "install openCryptoki 3.14 or later."
+  "install openCryptoki 3.22 or later."
+# The SO PIN test logs in as SO with p11sak --so, which openCryptoki 3.22 added: check before changing anything.
+# (help read whole first: grep -q would close the pipe early, and pipefail would report p11sak's SIGPIPE)
+p11sak_help=$(p11sak list-key --help 2>&1 || true)
+[[ $p11sak_help == *--so* ]] ||
+  die "This script needs openCryptoki 3.22 or later: this system's p11sak has no --so option to test the SO PIN" \
+    "with. Nothing was changed. Upgrade openCryptoki, or initialise the token by hand (pkcsconf -I, -P, -u)."
 # pkcsslotd must answer (pkcsconf -s lists the slots through it); pgrep is not on every system.
 pkcsconf -s >/dev/null 2>&1 ||
   die "pkcsslotd is not running or does not answer this shell: start it (systemctl enable --now pkcsslotd)," \

@@ -5,7 +5,7 @@
 # exist in a file, in the server's configuration or anywhere else.
 # Run as the server's user (a member of pkcs11) with the token's user PIN in TOKEN_USER_PIN:
 #   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT
-# Needs openssl and p11sak (openCryptoki 3.22 or later for list-key --long).
+# Needs openssl and p11sak from openCryptoki 3.21 or later (list-key --long).
 set -euo pipefail
 
 die() { echo "check-key-in-token: $*" >&2; exit 1; }
@@ -16,6 +16,9 @@ target=$1
 for tool in openssl p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openssl and opencryptoki."
 done
+p11sak_help=$(p11sak list-key --help 2>&1 || true)
+[[ $p11sak_help == *--long* ]] ||
+  die "this p11sak cannot list key attributes (list-key --long): it needs openCryptoki 3.21 or later."
 
 served=$(openssl s_client -connect "$target" -servername "${target%:*}" </dev/null 2>/dev/null |
          openssl x509 -noout -modulus 2>/dev/null | sed -n 's/^Modulus=//p') || true

@@ -5,7 +5,7 @@
 # to Crypto Express (lszcrypt -V shows the adapter's counter). Run as root, with the server's certificate or
 # its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
-# Needs curl and pkcsstats (openCryptoki 3.19 or later, statistics not switched off in opencryptoki.conf).
+# Needs curl and pkcsstats (openCryptoki 3.18 or later, statistics not switched off in opencryptoki.conf).
 set -euo pipefail
 
 die() { echo "check-token-signs: $*" >&2; exit 1; }
@@ -17,7 +17,7 @@ target=$1 count=${2:-5}
 [[ -r ${CA_FILE:-} ]] || die "set CA_FILE to a PEM file with the server's certificate or its CA."
 ((EUID == 0)) || die "run as root: only root can read another user's counters (pkcsstats -U)."
 for tool in curl pkcsstats; do
-  command -v "$tool" >/dev/null || die "$tool is missing: install curl and opencryptoki 3.19 or later."
+  command -v "$tool" >/dev/null || die "$tool is missing: install curl and openCryptoki 3.18 or later."
 done
 
 # The server user's RSA private-key operations in the slot: signatures and raw RSA, every key strength.
