@@ -66,8 +66,9 @@ bench-snippet: ## time the set-up probe, and `make check SNIPPET=...` for a stat
 	$(TOX) -q -e check --notest
 	$(PYTHON) -m zrunbook bench-snippet
 
-serve: html ## serve build/html on http://localhost:8000
-	$(PYTHON) -m http.server --directory build/html 8000
+serve: ## live preview on http://127.0.0.1:8000/ (this machine only), rebuilt and reloaded on every change
+	$(call setup,html)
+	$(TOX) -q -e serve
 
 clean: ## remove build output (keeps nothing)
 	rm -rf build .tox

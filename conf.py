@@ -21,6 +21,7 @@ extensions = [
     "facts",
     "charts",
     "pdfparts",
+    "a11y",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]

@@ -25,7 +25,7 @@ pdf_packages=(latexmk texlive-xetex texlive-latex-recommended texlive-latex-extr
   fonts-dejavu-core fonts-freefont-otf tex-gyre xindy)
 hosts_packages=(debootstrap qemu-user-static binfmt-support ca-certificates gpg gpgv debian-archive-keyring
   xz-utils)
-check_packages=(poppler-utils chromium git)
+check_packages=(poppler-utils chromium git iproute2)
 binfmt=/proc/sys/fs/binfmt_misc
 
 usage() {

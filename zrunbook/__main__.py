@@ -6,6 +6,7 @@
                         | sweep | remove-prefix PREFIX
     bench-tls           the results chapter's TLS measurement on this machine
     bench-snippet       time `make check SNIPPET=...` (static and host) and the set-up probe
+    serve [PORT]        live preview on http://127.0.0.1:PORT/ (default 8000), rebuilt on every change
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def main(argv: list[str]) -> int:
     if command == "bench-snippet":
         from zrunbook import bench_snippet
         return bench_snippet.main(["bench-snippet", *args])
+    if command == "serve":
+        from zrunbook import serve
+        return serve.main(args)
     print(f"unknown command {command!r}\n{__doc__}", file=sys.stderr)
     return 2
 
