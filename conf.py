@@ -42,7 +42,11 @@ latex_engine = "xelatex"
 latex_documents = [("index", "zrunbook.tex", "zrunbook", author, "manual")]
 latex_elements = {
     "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true",
-    "preamble": r"\setcounter{secnumdepth}{1}\usepackage{xurl}",
+    # Tables in a smaller type (facts tables of 6 columns or more smaller still: docs/_ext/facts.py) and a little
+    # extra stretch, so that long product words fit their columns (checks/site/test_pdf.py counts overfull lines).
+    "preamble": r"\setcounter{secnumdepth}{1}\usepackage{xurl}\setlength{\emergencystretch}{3em}"
+                r"\newcommand\zrtablesize{\footnotesize}\makeatletter\g@addto@macro\sphinxattablestart{\zrtablesize}"
+                r"\g@addto@macro\sphinxatlongtablestart{\zrtablesize}\makeatother",
     "fontpkg": r"\setmainfont{DejaVu Serif}\setsansfont{DejaVu Sans}\setmonofont{DejaVu Sans Mono}",
 }
 

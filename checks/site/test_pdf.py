@@ -186,3 +186,42 @@ def test_no_overfull_box_cuts_code(pdf):
            if line.startswith("Overfull \\hbox") and "in paragraph" in line
            and lines[i + 1].startswith("[]\\TU/DejaVuSansMono")]
     assert not cut, "\n".join(cut[:10])
+
+
+OVERFULL = re.compile(r"Overfull \\hbox \(([\d.]+)pt too wide\) in paragraph at lines (\d+)--\d+")
+TABLE_BEGIN = re.compile(r"\\begin\{(tabular|tabulary|longtable)\}")
+TABLE_END = re.compile(r"\\end\{(tabular|tabulary|longtable)\}")
+
+
+def overfull_lines(log: str, tex: str) -> dict[str, list[str]]:
+    """The overfull lines of a LaTeX run, sorted by where they are: in code (the monospace font), in a table,
+    or in prose (everything else, captions included)."""
+    inside, depth = [False], 0
+    for line in tex.splitlines():
+        depth += bool(TABLE_BEGIN.search(line))
+        inside.append(depth > 0)
+        depth -= bool(TABLE_END.search(line))
+    found: dict[str, list[str]] = {"code": [], "table": [], "prose": []}
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        m = OVERFULL.match(line)
+        if m:
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            at = int(m.group(2))
+            kind = "code" if "DejaVuSansMono" in after else "table" if at < len(inside) and inside[at] else "prose"
+            found[kind].append(f"tex line {at}, {m.group(1)}pt: {after[:60]}")
+    return found
+
+
+def test_no_overfull_line_in_prose_or_captions(pdf):
+    found = overfull_lines(pdf["log"], pdf["tex"])
+    print("overfull lines in the PDF:", {k: len(v) for k, v in found.items()})
+    assert found["prose"] == []
+
+
+def test_the_overfull_count_sees_prose_that_runs_past_the_margin():
+    tex = "\\chapter{x}\n\\begin{tabular}{ll}\na & b\n\\end{tabular}\nA paragraph with averyveryverylongword.\n"
+    log = ("Overfull \\hbox (3.2pt too wide) in paragraph at lines 3--3\n[]\\TU/DejaVuSerif(0)/m/n/8 a\n"
+           "Overfull \\hbox (9.5pt too wide) in paragraph at lines 5--5\n\\TU/DejaVuSerif(0)/m/n/10 avery\n")
+    found = overfull_lines(log, tex)
+    assert [len(found[k]) for k in ("code", "table", "prose")] == [0, 1, 1]

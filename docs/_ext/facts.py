@@ -30,6 +30,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 logger = logging.getLogger(__name__)
+WIDE = 6  # columns from which a facts table is set in \scriptsize in the PDF
 ALLOWED_ROOTS = ("facts/", "snippets/")
 
 
@@ -129,7 +130,11 @@ class FactsTable(SphinxDirective):
         for f in fields:
             longest_word = max([len(w) for r in rows for w in (r.get(f) or "").split()] + [len(f)])
             mean = sum(len(r.get(f) or "") for r in rows) / max(len(rows), 1)
-            group += nodes.colspec(colwidth=int(8 + 3 * max(longest_word, mean) ** 0.5))
+            # never narrower than its longest word that cannot break (URLs and paths break: xurl), up to 16
+            unbreakable = min(16, max([len(w) for r in rows for w in (r.get(f) or "").split()
+                                       if "/" not in w] + [0]))
+            natural = int(8 + 3 * max(longest_word, mean) ** 0.5)
+            group += nodes.colspec(colwidth=max(int(1.5 * unbreakable + 4), natural))
         head = nodes.thead()
         group += head
         head += self._row(fields)
@@ -142,6 +147,9 @@ class FactsTable(SphinxDirective):
         source += nodes.Text("Generated from ")
         source += nodes.literal(rel, rel)
         source += nodes.Text(", the file the checks read.")
+        if len(fields) >= WIDE:  # the PDF sets wide tables a size smaller (conf.py's \zrtablesize)
+            return [nodes.raw("", r"\renewcommand\zrtablesize{\scriptsize}", format="latex"), table,
+                    nodes.raw("", r"\renewcommand\zrtablesize{\footnotesize}", format="latex"), source]
         return [table, source]
 
     def _row(self, cells, source_at=None):
