@@ -96,3 +96,11 @@ def screenshot():
         pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
     return take
+
+
+@pytest.fixture(scope="session")
+def guide_pages(site) -> list[str]:
+    """Every page of the built guide (paths under the site), without the generated index and search pages."""
+    generated = ("genindex.html", "search.html")
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).parts[0].startswith("_") and p.name not in generated)

@@ -11,8 +11,6 @@ import collections
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from .test_reader_experience import pages
-
 RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 OPTIONS = {"runOnly": {"type": "tag", "values": RULES}, "resultTypes": ["violations"]}
 SERIOUS = ("serious", "critical")
@@ -25,11 +23,11 @@ def violations(pg) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, base_url, site, scheme):
+def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, base_url, guide_pages, scheme):
     context = browser.new_context(color_scheme=scheme, viewport={"width": 1300, "height": 1000})
     pg = context.new_page()
     by_rule, bad = collections.Counter(), {}
-    checked = pages(site)
+    checked = guide_pages
     for rel in checked:
         pg.goto(f"{base_url}/{rel}")
         found = violations(pg)
