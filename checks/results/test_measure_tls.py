@@ -110,6 +110,21 @@ def test_harness_offers_the_studys_three_setups_on_ibm_z(host):
     r = run_snippet(host, HARNESS, SITE, "--setup", "none")
     assert r.rc == 1
     assert "the setups are cpacf+cex cpacf software." in r.stderr
+    assert "no Crypto Express path" not in r.stderr  # Debian 13's OpenSSL 3.5 has one
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.snippet(HARNESS, checker="testinfra")
+def test_harness_says_cex_and_cpacf_are_the_same_setup_with_openssl_before_3_2(host):
+    # Issue 16, finding 11: an OpenSSL 3.0 (Ubuntu 24.04's 3.0.13) has no /dev/z90crypt path, so the harness
+    # must say that its cpacf+cex and cpacf results cannot differ by Crypto Express. A wrapper first on PATH
+    # reports that version and passes everything else to the real openssl.
+    host.run_expect([0], "mkdir -p /tmp/old-openssl && printf '%s\\n' '#!/bin/sh' "
+                    "'[ \"$1\" = version ] && [ $# -eq 1 ] && { echo \"OpenSSL 3.0.13 30 Jan 2024\"; exit 0; }' "
+                    "'exec /usr/bin/openssl \"$@\"' > /tmp/old-openssl/openssl && chmod +x /tmp/old-openssl/openssl")
+    r = host.run(f"PATH=/tmp/old-openssl:$PATH bash /snippets/{HARNESS} {SITE} --setup none")
+    assert r.rc == 1, r.stderr
+    assert "OpenSSL 3.0.13 is older than 3.2 and has no Crypto Express path of its own" in r.stderr
 
 
 @pytest.mark.snippet(*MEASURED_FILES, checker="bench-results")
