@@ -186,3 +186,33 @@ def test_check_snippet_says_the_provider_needs_ibm_z(host):
     result = run_snippet(host, CHECK, snippet_path(CONF))
     assert result.rc == 1, output(result)
     assert "not IBM Z: the ibmca provider exists only for s390x" in result.stderr
+
+
+ENGINE = "crypto/libraries/openssl-ibmca-engine-sles15.conf"
+ENGINE_SO = "/usr/lib64/engines-1.1/ibmca.so"  # the path the configuration names (SLES's library folder)
+
+
+def engine_listing(host, conf_text: str) -> str:
+    copy_to(host, conf_text, "/tmp/openssl-ibmca-engine.conf")
+    return output(host.run("OPENSSL_CONF=/tmp/openssl-ibmca-engine.conf openssl engine -t"))
+
+
+@S390X
+@pytest.mark.snippet(ENGINE, checker="testinfra")
+def test_engine_configuration_loads_the_ibmca_engine(fresh_host):
+    # The engine of openssl-ibmca 2.5.0 (Debian sid) links libcrypto.so.3, so Debian 13's OpenSSL 3.5 loads it
+    # through the same configuration form OpenSSL 1.1.1 reads; the path SLES uses is linked to Debian's file.
+    # Under qemu there is no adapter: this proves the configuration loads the engine, not any offload.
+    fresh_host.run_expect([0], f"mkdir -p {ENGINE_SO.rsplit('/', 1)[0]} && "
+                          f"ln -sf /usr/lib/s390x-linux-gnu/engines-1.1/ibmca.so {ENGINE_SO}")
+    listing = engine_listing(fresh_host, (SNIPPETS / ENGINE).read_text(encoding="utf-8"))
+    assert "(ibmca)" in listing, listing
+    assert "[ available ]" in listing.split("(ibmca)", 1)[1].split("(", 1)[0], listing
+
+
+@S390X
+@pytest.mark.snippet(ENGINE, checker="testinfra")
+def test_engine_check_fails_when_the_engine_is_not_where_the_configuration_says(fresh_host):
+    # Negative case: the same file on a host where nothing is at the path it names (no link made).
+    listing = engine_listing(fresh_host, (SNIPPETS / ENGINE).read_text(encoding="utf-8"))
+    assert "(ibmca)" not in listing or "[ unavailable ]" in listing, listing
