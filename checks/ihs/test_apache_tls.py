@@ -9,6 +9,7 @@ against a container whose port is published on the loopback address.
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,31 @@ def assert_only_configured_protocols_and_suites(host, ca, token=False):
 def test_openssl_site_serves_only_tls12_and_tls13_with_the_configured_suites(fresh_host):
     ca = serve_files(fresh_host)
     assert_only_configured_protocols_and_suites(fresh_host, ca)
+
+
+def http2_and_hsts(host, ca) -> tuple[str, str]:
+    """The protocol a current curl gets and the HSTS header it sees."""
+    r = host.run(f"curl -sS -o /dev/null -D - --http2 --cacert {ca} --resolve www.example.com:443:127.0.0.1 "
+                 "-w 'protocol: %{http_version}\\n' https://www.example.com/")
+    assert r.rc == 0, r.stdout + r.stderr
+    protocol = re.search(r"^protocol: (\S+)$", r.stdout, re.M).group(1)
+    hsts = re.search(r"^strict-transport-security: (.*?)\r?$", r.stdout, re.M | re.I)
+    return protocol, hsts.group(1) if hsts else ""
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SITE, checker="apache-tls")
+def test_openssl_site_speaks_http2_and_sends_hsts(fresh_host):
+    ca = serve_files(fresh_host)
+    assert http2_and_hsts(fresh_host, ca) == ("2", "max-age=63072000")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet("ihs/apache/apache-tls-2013-equivalent.conf", checker="apache-tls")
+def test_the_http2_and_hsts_check_fails_on_the_2013_equivalent_site(fresh_host):
+    # Negative case: the 2013 choices, with neither Protocols h2 nor the HSTS header.
+    ca = serve_files(fresh_host, "ihs/apache/apache-tls-2013-equivalent.conf")
+    assert http2_and_hsts(fresh_host, ca) == ("1.1", "")
 
 
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")

@@ -106,7 +106,7 @@ chmod -R a+rX "$WORK"
 # The private server: the site's TLS directives, one loopback virtual host per key type.
 load() { "$HTTPD" -l | grep -q "mod_$1.c" || [[ ! -f $MODDIR/mod_$1.so ]] || echo "LoadModule $1_module $MODDIR/mod_$1.so"; }
 SITE_TLS=$(awk '/<VirtualHost/{v=1; next} /<\/VirtualHost>/{v=0} v' "$SITE" |
-    grep -Eiv '^[[:space:]]*(#|$|ServerName|ServerAlias|DocumentRoot|SSLCertificate(Key|Chain)?File|CustomLog|ErrorLog)')
+    grep -Eiv '^[[:space:]]*(#|$|ServerName|ServerAlias|DocumentRoot|SSLCertificate(Key|Chain)?File|CustomLog|ErrorLog|Header|Protocols)')
 grep -Eqi '^[[:space:]]*SSLEngine[[:space:]]+on' <<<"$SITE_TLS" || { echo "$SITE has no <VirtualHost> with SSLEngine on." >&2; exit 1; }
 server_head() {  # $1 pid file, $2 error log, then extra modules: what both Apache instances share
     local pidfile=$1 errorlog=$2 m

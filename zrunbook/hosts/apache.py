@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shlex
 from pathlib import Path
 
+from zrunbook import SNIPPETS
 from zrunbook.hosts.steps import State, snippet_path
 from zrunbook.hosts.token import LABEL, ready_token
 from zrunbook.hosts.util import copy_to, ok
@@ -52,9 +54,15 @@ def sign(host, csr: str, crt: str = "/etc/ssl/certs/www.example.com.crt") -> Non
               f"-extfile ext -out {crt} 2>/dev/null")
 
 
+def site_modules(site: str) -> list[str]:
+    """The modules the site snippet's header says to enable ("a2enmod ssl headers http2;"), read, not copied."""
+    m = re.search(r"a2enmod ([a-z0-9_ ]+)[;)]", (SNIPPETS / site).read_text(encoding="utf-8"))
+    return m.group(1).split() if m else ["ssl"]
+
+
 def enable_site(host, site: str) -> None:
     ok(host, f"cp {snippet_path(site)} /etc/apache2/sites-available/tls.conf"
-              " && a2enmod -q ssl && a2ensite -q tls")
+              f" && a2enmod -q {' '.join(site_modules(site))} && a2ensite -q tls")
     conf = "/etc/apache2/apache2.conf"
     ok(host, f"grep -q '^ServerName' {conf} || echo 'ServerName localhost' >> {conf}")
 
