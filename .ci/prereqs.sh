@@ -15,7 +15,8 @@
 #                                        PURPOSE): silent when nothing is missing; as root install it and go on;
 #                                        otherwise one sentence naming the sudo command, and exit 1
 #
-# For the tests only: ZR_PREREQS_MISSING="pkg ..." counts these packages as missing.
+# For the tests only: ZR_PREREQS_MISSING="pkg ..." counts these packages as missing; ZR_DAEMON_PATH is where
+# dockerd is looked for (default: PATH, /usr/sbin, /usr/bin).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,8 +67,11 @@ engine_answers() {
   local cli; cli=$(engine_cli)
   [[ -n $cli ]] && timeout 20 "$cli" version >/dev/null 2>&1
 }
+# An engine is installed when one answers, or Podman or a Docker daemon is on the machine: a docker client
+# alone (some images ship one in /usr/local/bin) is not an engine, and such a machine gets docker.io.
 engine_installed() {
-  [[ -n $(engine_cli) ]]
+  engine_answers || command -v podman >/dev/null ||
+    PATH="${ZR_DAEMON_PATH:-$PATH:/usr/sbin:/usr/bin}" command -v dockerd >/dev/null
 }
 binfmt_ready() {
   [[ -r $binfmt/qemu-s390x ]] && grep -q '^enabled' "$binfmt/qemu-s390x" \

@@ -45,8 +45,8 @@ def make_tree():
     shutil.rmtree(path)
 
 
-def run(cmd: list[str], cwd: Path, missing: str = "") -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "ZR_PREREQS_MISSING"}
+def run(cmd: list[str], cwd: Path, missing: str = "", **extra: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "ZR_PREREQS_MISSING"} | extra
     if missing:
         env["ZR_PREREQS_MISSING"] = missing
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
@@ -78,6 +78,24 @@ def test_probe_names_what_is_missing_and_changes_nothing():
     proc = run(["bash", ".ci/prereqs.sh", "--probe", "pdf"], ROOT, missing="graphviz latexmk")
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == ["package graphviz", "package latexmk"]
+
+
+@pytest.mark.parametrize("daemon", [False, True])
+def test_a_docker_client_without_a_daemon_is_no_engine(tmp_path, daemon):
+    """A machine image may carry a docker client and no daemon (this project's CI machine did): the set-up must
+    install docker.io there, not stop at "no dockerd was found"."""
+    client = tmp_path / "docker"
+    client.write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    client.chmod(0o755)
+    daemons = tmp_path / "sbin"
+    daemons.mkdir()
+    if daemon:
+        (daemons / "dockerd").write_text("#!/bin/sh\n")
+        (daemons / "dockerd").chmod(0o755)
+    proc = run(["bash", ".ci/prereqs.sh", "--probe", "hosts"], ROOT, ZR_ENGINE=str(client), ZR_DAEMON_PATH=str(daemons))
+    assert proc.returncode == 1, proc.stdout  # the engine does not answer either way
+    assert "engine" in proc.stdout.splitlines()
+    assert ("package docker.io" in proc.stdout.splitlines()) is not daemon, proc.stdout
 
 
 @pytest.mark.parametrize("purpose", PURPOSES)

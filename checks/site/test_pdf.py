@@ -174,6 +174,19 @@ def test_badges_are_text_in_the_pdf(pdf):
     assert re.search(r"Checked: form checked [\w-]+ · static · (passed|failed|stale|not run)", pdf["text"])
 
 
+def test_the_badge_legend_is_in_the_pdf_and_every_kind_of_evidence_is_in_words(pdf):
+    """The front page's legend reaches the PDF, and each of the three kinds of evidence it explains is printed
+    in words on some badge: in print, where colour may be lost, the words carry the meaning."""
+    text = re.sub(r"\s+", " ", pdf["text"])
+    legend = text[text.upper().find("HOW TO READ THE BADGES"):][:3000]
+    assert legend.upper().startswith("HOW TO READ THE BADGES"), "the badge legend is not in the PDF"
+    for kind in ("ran:", "stand-in:", "form checked:"):
+        assert kind in legend, f"the PDF's badge legend does not explain {kind!r}"
+    for kind in ("ran", "stand-in", "form checked"):
+        assert re.search(rf"Checked: (?:.*?; )?{kind} [\w-]+ · [\w-]+ · (passed|failed|stale|not run)", text), \
+            f"no badge in the PDF says {kind!r} in words"
+
+
 def test_diagrams_are_embedded(pdf):
     assert list(pdf["dir"].glob("graphviz-*.pdf")), "no Graphviz diagram was rendered for the PDF"
     assert "includegraphics" in pdf["tex"]
