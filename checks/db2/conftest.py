@@ -44,6 +44,9 @@ CONFINED = ("--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-
 def pytest_collection_modifyitems(config, items):
     drop = [i for i in items if getattr(getattr(i, "callspec", None), "params", {}).get("ipc_host")
             in NO_USER_NAMESPACES]
+    # jdbc_host's tests on a native host that ZR_HOSTS did not select
+    drop += [i for i in items if "jdbc_host" in getattr(getattr(i, "callspec", None), "params", {})
+             and i.callspec.params["jdbc_host"] not in SELECTED]
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = [i for i in items if i not in drop]
@@ -55,6 +58,24 @@ def ipc_host(request, zr_host_pool):
     host = zr_host_pool.start(request.param, *CONFINED)
     try:
         host.zr_ipc = lambda cmd: host.run(f"{UNSHARE} sh -c {shlex.quote(cmd)}")
+        yield host
+    finally:
+        zr_host_pool.remove(host)
+
+
+# --- jdbc_host: IBM's JDBC driver on a container host ------------------------------------------------------------
+# The driver's jar (fetched from Maven Central, pinned: zrunbook/db2/jcc.py) mounted read-only at /opt/jcc. Only on
+# the native host: the driver is platform-independent Java, and OpenJDK under qemu-user adds minutes, not evidence.
+JDBC_HOSTS = {name for name, spec in eng.HOSTS.items() if not spec.qemu}
+
+
+@pytest.fixture(params=sorted(JDBC_HOSTS), ids=str)
+def jdbc_host(request, zr_host_pool):
+    from zrunbook.db2 import jcc
+
+    folder = jcc.jar().parent
+    host = zr_host_pool.start(request.param, "-v", f"{folder}:{jcc.IN_CONTAINER}:ro")
+    try:
         yield host
     finally:
         zr_host_pool.remove(host)

@@ -10,7 +10,7 @@
 
 ``version`` is ``"9.7"`` (the 2013 study) or ``"current"`` (11.5 / 12.1). Keywords, ranges and allowed
 values come from ``facts/db2/clp-keywords.csv`` (the reference page renders the same file).
-Known commands: UPDATE DB CFG, AUTOCONFIGURE, ALTER BUFFERPOOL, CONNECT TO / CONNECT RESET,
+Known commands: UPDATE DB CFG, UPDATE DBM CFG, AUTOCONFIGURE, ALTER BUFFERPOOL, CONNECT TO / CONNECT RESET,
 TERMINATE and db2set; anything else is reported as unknown, so a new command needs new facts first.
 A fixed ALTER BUFFERPOOL size after AUTOCONFIGURE ... bp_resizeable yes in the same script is reported
 (the fixed size switches the self-tuning off again).
@@ -32,6 +32,7 @@ from zrunbook import shell
 
 FACTS = FACTS_ROOT / "db2" / "clp-keywords.csv"
 VERSIONS = ("9.7", "current")
+CFG = ("CFG", "CONFIG", "CONFIGURATION")
 
 
 @dataclass
@@ -148,6 +149,17 @@ def parse_command(no: int, text: str, problems: list[str]) -> Command:
         cmd.name, cmd.target = "connect", tokens[2]
     elif up in (["CONNECT", "RESET"], ["TERMINATE"]):
         cmd.name = up[0].lower()
+    elif (up[:2] == ["UPDATE", "DBM"] or up[:4] in (["UPDATE", "DB", "MANAGER", w] for w in CFG)
+          or up[:4] in (["UPDATE", "DATABASE", "MANAGER", w] for w in CFG)):
+        i = 3 if up[1] == "DBM" else 4
+        if up[1] == "DBM" and up[2:3] not in ([w] for w in CFG):
+            problems.append(f"line {no}: UPDATE DBM needs CFG")
+        if up[i:i + 1] != ["USING"]:
+            problems.append(f"line {no}: UPDATE DBM CFG needs USING keyword value pairs")
+        pairs = tokens[i + 1:]
+        if pairs and pairs[-1].upper() in ("IMMEDIATE", "DEFERRED"):
+            pairs = pairs[:-1]
+        cmd.name, cmd.params = "dbm-cfg", _pairs(pairs, no, "UPDATE DBM CFG", problems)
     elif up[:1] == ["UPDATE"] and len(up) > 2 and up[1] in ("DB", "DATABASE"):
         rest = up[2:]
         if rest[:1] in (["CFG"], ["CONFIG"], ["CONFIGURATION"]):
@@ -160,8 +172,6 @@ def parse_command(no: int, text: str, problems: list[str]) -> Command:
             if pairs and pairs[-1].upper() in ("IMMEDIATE", "DEFERRED"):
                 pairs = pairs[:-1]
             cmd.name, cmd.params = "db-cfg", _pairs(pairs, no, "UPDATE DB CFG", problems)
-        elif rest[:2] == ["MANAGER", "CFG"] or rest[:1] == ["M"]:
-            cmd.name = "dbm-cfg"
         else:
             cmd.name = "unknown"
     elif up[:1] == ["AUTOCONFIGURE"]:
@@ -220,11 +230,31 @@ def _check_value(no: int, where: str, fact: Fact, value: str, problems: list[str
                             f"{fact.min if fact.min is not None else ''}..{fact.max if fact.max is not None else ''}")
     elif fact.kind == "enum":
         problems.append(f"line {no}: {where} {fact.keyword}={value!r}: allowed {'|'.join(fact.values)}")
+    elif fact.kind == "list":  # comma-separated, no blanks (a blank would end the value in the CLP)
+        items = value.upper().split(",")
+        unknown = [item for item in items if item not in fact.values]
+        if "" in items:
+            problems.append(f"line {no}: {where} {fact.keyword} {value!r}: an empty item (a doubled or trailing comma)")
+        for item in unknown:
+            if item:
+                problems.append(f"line {no}: {where} {fact.keyword}: {item!r} is not one of {'|'.join(fact.values)}")
+        if len(set(items)) != len(items):
+            problems.append(f"line {no}: {where} {fact.keyword} {value!r} names an item twice")
+    elif fact.kind == "path":
+        if not re.match(r"(/|\$HOME/|\$\{HOME\}/)", value):  # $HOME: a shell script's double quotes expand it
+            problems.append(f"line {no}: {where} {fact.keyword} {value!r} is not an absolute path")
+    elif fact.kind == "port":
+        if value.isdigit() and not 1 <= int(value) <= 65535:
+            problems.append(f"line {no}: {where} {fact.keyword} {value} is not a TCP port (1..65535)")
+        elif not value.isdigit() and not re.fullmatch(r"[A-Za-z][\w.-]*", value):
+            problems.append(f"line {no}: {where} {fact.keyword} {value!r} is neither a port nor a service name")
+    elif fact.kind == "label" and not value.strip():
+        problems.append(f"line {no}: {where} {fact.keyword} is empty")
 
 
 def _check(cmd: Command, facts, problems: list[str]) -> None:
-    where = {"db-cfg": "UPDATE DB CFG", "autoconfigure": "AUTOCONFIGURE", "db2set": "db2set",
-             "alter-bufferpool": "ALTER BUFFERPOOL"}.get(cmd.name)
+    where = {"db-cfg": "UPDATE DB CFG", "dbm-cfg": "UPDATE DBM CFG", "autoconfigure": "AUTOCONFIGURE",
+             "db2set": "db2set", "alter-bufferpool": "ALTER BUFFERPOOL"}.get(cmd.name)
     if where is None:
         return
     for keyword, value in cmd.params.items():
@@ -291,6 +321,32 @@ def validate(text: str, version: str) -> list[str]:
             problems.append(f"database {db or '(default)'}: LOGPRIMARY {primary} + LOGSECOND {second} = "
                             f"{primary + second} exceeds {total.max} (circular logging)")
     problems += resizeable_then_fixed(parsed)
+    problems += tls_settings(parsed)
+    return problems
+
+
+TLS_NEEDS = ("SSL_SVR_KEYDB", "SSL_SVR_STASH", "SSL_SVCENAME")
+
+
+def tls_settings(parsed: list[Command]) -> list[str]:
+    """The instance's TLS settings hold together: DB2COMM with SSL needs the key database, its stash and the TLS
+    port in the same script, and the TLS port is not the unencrypted one (Db2 would not start its listeners:
+    'Configuring TLS support in a Db2 instance', SSEPGG 11.5)."""
+    dbm: dict[str, tuple[int, str]] = {}
+    comm = None
+    for cmd in parsed:
+        if cmd.name == "dbm-cfg":
+            dbm.update({k: (cmd.line, v) for k, v in cmd.params.items()})
+        elif cmd.name == "db2set" and "DB2COMM" in cmd.params:
+            comm = (cmd.line, cmd.params["DB2COMM"].upper().split(","))
+    problems = []
+    if comm and "SSL" in comm[1]:
+        missing = [k for k in TLS_NEEDS if k not in dbm]
+        if missing:
+            problems.append(f"line {comm[0]}: DB2COMM includes SSL, but the script does not set {', '.join(missing)}")
+    if "SSL_SVCENAME" in dbm and "SVCENAME" in dbm and dbm["SSL_SVCENAME"][1] == dbm["SVCENAME"][1]:
+        problems.append(f"line {dbm['SSL_SVCENAME'][0]}: SSL_SVCENAME {dbm['SSL_SVCENAME'][1]} is SVCENAME's port too: "
+                        "the TLS and the unencrypted listener need ports of their own")
     return problems
 
 

@@ -15,7 +15,10 @@ BUFFER_POOL = "db2/bufferpool/set-buffer-pool.clp"
 BUFFER_POOL_2013 = "db2/bufferpool/set-buffer-pool-2013.sh"
 IPC_CURRENT = ipc.CURRENT_CONF
 IPC_2013 = ipc.STUDY_CONF
-DEPENDS_ON = [f"snippets/{p}" for p in (LOGS, LOGS_2013, BUFFER_POOL, BUFFER_POOL_2013, IPC_CURRENT, IPC_2013)] + [
+TLS = "db2/tls/enable-tls.sh"
+JDBC = "db2/tls/jdbc-tls.properties"
+DEPENDS_ON = [f"snippets/{p}" for p in (LOGS, LOGS_2013, BUFFER_POOL, BUFFER_POOL_2013, IPC_CURRENT, IPC_2013, TLS,
+                                          JDBC)] + [
     "facts/db2/ipc-minimums.csv", "facts/db2/clp-keywords.csv"]
 
 PAGE = 4096  # LOGFILSIZ is in 4 KiB pages; IBMDEFAULTBP uses the database page size, 4 KiB by default
@@ -118,3 +121,44 @@ def dasd_cylinders() -> str:
 def dasd_size_gib() -> str:
     (base,) = [d for d in _lsdasd() if d.status != "alias"]
     return f"{base.blocks * base.blksz / GIB:.1f} GiB"
+
+
+# --- TLS (the server script and the driver's properties) -----------------------------------------------------
+
+
+def tls_settings() -> dict[str, str]:
+    """The UPDATE DBM CFG values the server page's script leaves (later values winning)."""
+    settings: dict[str, str] = {}
+    for cmd in _parsed(TLS, "current"):
+        if cmd.name == "dbm-cfg":
+            settings.update(cmd.params)
+    return settings
+
+
+def _names(words: str) -> str:
+    items = [w.strip() for w in words.split(",") if w.strip()]
+    return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
+
+
+def tls_port() -> str:
+    return tls_settings()["SSL_SVCENAME"]
+
+
+def plain_port() -> str:
+    return tls_settings()["SVCENAME"]
+
+
+def tls_versions() -> str:
+    words = {"TLSV13": "TLS 1.3", "TLSV12": "TLS 1.2", "TLSV1": "TLS 1.0 and 1.1"}
+    return " and ".join(words[v] for v in tls_settings()["SSL_VERSIONS"].upper().split(","))
+
+
+def tls_cipherspecs() -> str:
+    return _names(tls_settings()["SSL_CIPHERSPECS"])
+
+
+def jdbc_cipher_suites() -> str:
+    import javaproperties
+
+    props = javaproperties.loads((SNIPPETS / JDBC).read_text(encoding="utf-8"))
+    return _names(props["sslCipherSuites"])

@@ -25,7 +25,8 @@ from zrunbook.db2 import clp
 
 FACTS = FACTS_ROOT / "webseal" / "ldap-db2-statements.csv"
 UNKNOWN = re.compile(r"^line (\d+): unknown command (.+) \(not in this validator's facts\)$")
-UNKNOWN_KEY = re.compile(r"^line (\d+): (UPDATE DB CFG|db2set): unknown keyword '([A-Z0-9_]+)'$")
+UNKNOWN_KEY = re.compile(r"^line (\d+): (UPDATE DB CFG|UPDATE DBM CFG|db2set): unknown keyword '([A-Z0-9_]+)'$")
+KIND = {"UPDATE DB CFG": "db-cfg", "UPDATE DBM CFG": "dbm-cfg", "db2set": "db2set"}
 PAGE = {"4K": 4, "8K": 8, "16K": 16, "32K": 32, "4096": 4, "8192": 8, "16384": 16, "32768": 32}
 
 
@@ -168,7 +169,7 @@ def validate(text: str, version: str) -> list[str]:
         m, k = UNKNOWN.match(problem), UNKNOWN_KEY.match(problem)
         if m and int(m.group(1)) in handled:
             continue
-        if k and (("db-cfg" if k.group(2) == "UPDATE DB CFG" else "db2set"), k.group(3)) in facts:
+        if k and (KIND[k.group(2)], k.group(3)) in facts:
             continue
         problems.append(problem)
     def order(p: str) -> tuple[int, str]:

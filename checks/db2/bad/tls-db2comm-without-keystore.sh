@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Negative case: DB2COMM asks for SSL, but no keystore, stash or TLS port is configured.
+set -euo pipefail
+db2 "UPDATE DBM CFG USING SSL_VERSIONS TLSV13,TLSV12"
+db2set DB2COMM=SSL,TCPIP

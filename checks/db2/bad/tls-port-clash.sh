@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Negative case: the TLS port is the unencrypted port too.
+set -euo pipefail
+db2 "UPDATE DBM CFG USING SSL_SVR_KEYDB /home/db2inst1/sqllib/security/server.p12 SSL_SVR_STASH /home/db2inst1/sqllib/security/server.sth"
+db2 "UPDATE DBM CFG USING SVCENAME 50000 SSL_SVCENAME 50000"
+db2set DB2COMM=SSL,TCPIP
