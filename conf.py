@@ -22,6 +22,7 @@ extensions = [
     "charts",
     "pdfparts",
     "a11y",
+    "outcome",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]
