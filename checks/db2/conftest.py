@@ -44,9 +44,6 @@ CONFINED = ("--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-
 def pytest_collection_modifyitems(config, items):
     drop = [i for i in items if getattr(getattr(i, "callspec", None), "params", {}).get("ipc_host")
             in NO_USER_NAMESPACES]
-    # jdbc_host's tests on a native host that ZR_HOSTS did not select
-    drop += [i for i in items if "jdbc_host" in getattr(getattr(i, "callspec", None), "params", {})
-             and i.callspec.params["jdbc_host"] not in SELECTED]
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = [i for i in items if i not in drop]

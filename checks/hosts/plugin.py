@@ -279,7 +279,10 @@ def pytest_collection_modifyitems(config, items):
         unknown = set(marker.args) - set(ALL_HOSTS) if marker else set()
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: only_hosts names unknown hosts {sorted(unknown)}")
-        (drop if marker and name is not None and name not in marker.args else keep).append(item)
+        # a chapter's own host fixture parametrized over host names (jdbc_host, liberty_host): ZR_HOSTS applies
+        others = [v for v in (callspec.params.values() if callspec else ()) if isinstance(v, str) and v in ALL_HOSTS]
+        unselected = any(v not in SELECTED for v in others)
+        (drop if unselected or (marker and name is not None and name not in marker.args) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -50,6 +50,8 @@ KINDS: list[tuple[str, str]] = [
     ("*.java", "java"),
     ("*.c", "c"),
     ("*.service", "ini"),
+    ("*.xml", "xml"),
+    ("jvm.options", "text"),
 ]
 MARKERS = ("start-after", "end-before")
 # ``:needs: ibm-z`` declares a step only IBM Z hardware can run (an AP bus, Crypto Express); ``:needs: s390x`` one

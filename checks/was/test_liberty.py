@@ -1,0 +1,150 @@
+"""WebSphere Liberty with its key in the openCryptoki token, run for real: Open Liberty 26.0.0.3 (the open-source
+core of WebSphere Liberty, from Maven Central: zrunbook/was/liberty.py) on OpenJDK 21 with SunPKCS11, on the amd64
+host started from the WAS chapter's VERIFY_KEY state (token, token configuration, key generated in the token).
+
+The page's purpose has the same two parts as the WAS page's, checked with the same outcome checks against Liberty's
+port: the key the server presents is in the token and cannot leave it, and each full handshake signs in the token.
+Also: Mozilla's intermediate profile (sslyze, from this machine inside the container's network namespace), and the
+three mistakes the page quotes, each of which must stop start-server.sh with the server's own message: a wrong
+PIN, a provider name that no token configuration gives (the token's label in SunPKCS11-<name>), and a provider
+file that names a configuration path that does not exist.
+
+Only on amd64: under qemu-user the server would take minutes to start (not measured), and what runs is the same
+Java code; s390x adds no evidence about Liberty.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from zrunbook.hosts.jsse import VERIFY_KEY
+from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
+from zrunbook.hosts.token import PINS, slot_of
+from zrunbook.hosts.util import output
+from zrunbook.shown_output import assert_shown_output, normalise_common
+from zrunbook.was import liberty
+
+START = "was/liberty/start-server.sh"
+FILES = ("was/liberty/server.xml", "was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security")
+IN_TOKEN = "crypto/verify/check-key-in-token.sh"
+SIGNS = "crypto/verify/check-token-signs.sh"
+TARGET = f"localhost:{liberty.PORT}"
+NATIVE = "debian13-amd64"
+
+
+@pytest.fixture(params=[NATIVE], ids=str)
+def liberty_host(request, zr_host_pool):
+    wlp = liberty.runtime()
+    host = zr_host_pool.start(request.param, "-v", f"{wlp}:{liberty.IN_CONTAINER}:ro", state=VERIFY_KEY)
+    try:
+        start_pkcsslotd(host)
+        liberty.install(host)
+        pid = zr_host_pool.engine().run("inspect", "-f", "{{.State.Pid}}", host.zr_container).stdout.strip()
+        host.zr_netns = f"/proc/{pid}/ns/net"
+        yield host
+    finally:
+        zr_host_pool.remove(host)
+
+
+@pytest.fixture
+def running(liberty_host):
+    ca = liberty.sign_with_test_ca(liberty_host)
+    t0 = time.monotonic()
+    result = liberty.start(liberty_host)
+    assert result.rc == 0, output(result)
+    print(f"Open Liberty {liberty.VERSION}: start-server.sh returned after {time.monotonic() - t0:.1f} s; "
+          + (re.search(r"started in ([\d.]+) seconds", result.stdout) or [None, "?"])[1] + " s by the server's count")
+    return liberty_host, ca, result
+
+
+def shown(text: str) -> str:
+    text = re.sub(r"started in [\d.]+ seconds", "started in <seconds> seconds", text)
+    return normalise_common(text)
+
+
+@pytest.mark.snippet(START, *FILES, checker="open-liberty")
+@pytest.mark.snippet("was/liberty/start-server.out", checker="output-regenerated")
+def test_liberty_starts_and_serves_tls_with_the_key_in_the_token(running):
+    host, ca, result = running
+    assert "CWWKO0219I: TCP Channel defaultHttpEndpoint-ssl has been started" in result.stdout
+    curl = host.run(f"curl -sS -v -o /dev/null --cacert {ca} https://{TARGET}/")
+    assert curl.rc == 0, output(curl)
+    assert "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384" in curl.stderr, curl.stderr
+    assert_shown_output("was/liberty/start-server.out", result.stdout, shown)
+
+
+@pytest.mark.snippet(IN_TOKEN, SIGNS, checker="open-liberty")
+@pytest.mark.snippet(*FILES, checker="open-liberty")
+def test_liberty_key_is_in_the_token_and_every_handshake_signs_there(running):
+    host, ca, _result = running
+    in_token = host.run(f"runuser -u wasadmin -- env TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} "
+                        f"bash {snippet_path(IN_TOKEN)} {TARGET}")
+    assert in_token.rc == 0, output(in_token)
+    assert "private, sensitive, never extractable, generated in the token" in in_token.stdout
+    signs = host.run(f"SERVICE_USER=wasadmin SLOT={slot_of(host)} CA_FILE={ca} bash {snippet_path(SIGNS)} {TARGET} 4")
+    assert signs.rc == 0, output(signs)
+    keys = host.run(f"grep -rlE 'PRIVATE KEY|BEGIN ENCRYPTED' {liberty.USER_DIR} /etc/websphere || true").stdout
+    assert keys.strip() == "", f"a private key in a file of the server: {keys}"
+
+
+@pytest.mark.snippet("was/liberty/server.xml", "was/liberty/jvm.options", checker="open-liberty")
+def test_liberty_passes_mozillas_intermediate_profile(running, tmp_path):
+    host, ca, _result = running
+    exe = Path(sys.executable).with_name("sslyze")
+    if not exe.exists() or not shutil.which("nsenter"):
+        pytest.fail("sslyze (pip) and nsenter (util-linux) are needed on this machine", pytrace=False)
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_text(host.file(ca).content_string)
+    out = tmp_path / "scan.json"
+    proc = subprocess.run(["nsenter", f"--net={host.zr_netns}", str(exe), "--mozilla_config=intermediate",
+                           f"--certinfo_ca_file={ca_file}", f"--json_out={out}", f"{TARGET}{{127.0.0.1}}"],
+                          capture_output=True, text=True, timeout=300)
+    assert f"{TARGET}: OK - Compliant." in proc.stdout, proc.stdout[-3000:]
+    scan = json.loads(out.read_text())
+    assert scan["server_scan_results"][0]["scan_status"] == "COMPLETED"
+
+
+def failed_start(host, *, pin=None, edit=None):
+    if edit:
+        host.run_expect([0], edit)
+    result = liberty.start(host, pin)
+    assert result.rc == 1, output(result)
+    assert host.run(f"ss -Hltn 'sport = :{liberty.PORT}' | grep -q {liberty.PORT}").rc != 0, "port still listening"
+    return result.stderr
+
+
+@pytest.mark.snippet(START, *FILES, checker="open-liberty")
+def test_a_wrong_pin_stops_the_server_with_the_message_the_page_quotes(liberty_host):
+    err = failed_start(liberty_host, pin="99999999")
+    assert "CWPKI0814E" in err
+    assert "Exception returned from the provider is load failed." in err
+    flags = liberty_host.check_output(f"pkcsconf -t -c {slot_of(liberty_host)}")
+    assert "USER_PIN_COUNT_LOW" in flags, "the failed start did not cost a login attempt"
+
+
+@pytest.mark.snippet(START, "was/liberty/server.xml", checker="open-liberty")
+def test_a_provider_name_no_token_configuration_gives_stops_the_server(liberty_host):
+    err = failed_start(liberty_host, edit=f"sed -i 's/SunPKCS11-IBMICATOK/SunPKCS11-NOSUCHTOKEN/' "
+                                          f"{liberty.SERVER_DIR}/server.xml")
+    assert "no such provider: SunPKCS11-NOSUCHTOKEN" in err
+
+
+@pytest.mark.snippet(START, "was/liberty/liberty-pkcs11.security", checker="open-liberty")
+def test_a_wrong_configuration_path_stops_the_server(liberty_host):
+    err = failed_start(liberty_host, edit=f"sed -i 's|pkcs11-ica-token.cfg|no-such-token.cfg|' {liberty.PROVIDERS}")
+    assert "no such provider: SunPKCS11-IBMICATOK" in err  # the JDK skips a provider it cannot configure, silently
+
+
+@pytest.mark.snippet(START, checker="open-liberty")
+def test_start_script_refuses_to_run_without_a_pin(liberty_host):
+    result = liberty_host.run(f"runuser -u wasadmin -- env {liberty.ENV} bash {snippet_path(START)}")
+    assert result.rc == 1
+    assert "set TOKEN_USER_PIN" in result.stderr
