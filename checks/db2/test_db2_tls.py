@@ -182,3 +182,35 @@ def test_the_promise_check_rejects_an_older_protocol_and_a_missing_highest_one()
     assert client_hello.promise_problems(old, names, props, server) == [
         "the driver offered ['TLSv1.1'], which the server's SSL_VERSIONS ['TLSv1.3', 'TLSv1.2'] does not accept",
         "the driver did not offer TLSv1.3, the highest protocol the server accepts"]
+
+
+def datasource_properties(ca: str) -> str:
+    """The driver properties the WebSphere data-source script sets (its PROPERTIES list, read, not copied), as a
+    properties file: sslCertLocation instead of a truststore; the port is the connection's."""
+    import ast
+
+    tree = ast.parse((SNIPPETS / "was/wsadmin/set-datasource-tls.py").read_text(encoding="utf-8"))
+    (assign,) = [n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "PROPERTIES"]
+    lines = []
+    for elt in assign.value.elts:
+        name, value = elt.elts[0].value, elt.elts[2]
+        if name == "portNumber":
+            continue
+        lines.append(f"{name}={ca if name == 'sslCertLocation' else ast.literal_eval(value)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.snippet("was/wsadmin/set-datasource-tls.py", checker="jdbc-driver")
+def test_the_websphere_data_source_properties_trust_a_pem_file_without_a_truststore(client):
+    host, names = client
+    for ca, trusted in ((f"{WORK}/ca.pem", True), (f"{WORK}/other.pem", False)):
+        path = f"{WORK}/datasource-{trusted}.properties"
+        host.run_expect([0], f"printf '%s' {shlex.quote(datasource_properties(ca))} > {path}")
+        result, hello = connect(host, path)
+        if trusted:
+            offer = client_hello.parse(hello)
+            assert client_hello.promise_problems(offer, names, client_properties(host.file(path).content_string),
+                                                 server_settings()) == []
+            assert "CIPHER is TLS_AES_256_GCM_SHA384" in hello
+        else:
+            assert "PKIX path building failed" in result.stdout, output(result)

@@ -24,6 +24,8 @@ KEYSIZE = "was/wsadmin/set-default-cert-key-size.py"
 LTPA = "was/wsadmin/set-ltpa-software-jce-2013.py"
 SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
 SSL_2013 = "was/wsadmin/set-ssl-config-2013.py"
+DATASOURCE = "was/wsadmin/set-datasource-tls.py"
+CA_PEM = "/etc/pki/db2/db2server.pem"
 LTPA_NAME = "com.ibm.ws.security.ltpa.forceSoftwareJCEProviderForLTPA"
 CURRENT_SUITES = ["TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256",
                   "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]
@@ -42,6 +44,9 @@ CASES = {
     "ssl-now": (SSL_NOW, ["node01"], ()),
     "ssl-now-unknown-node": (SSL_NOW, ["node09"], ()),
     "ssl-2013": (SSL_2013, ["node01", "CellDefaultSSLSettings"], ()),
+    "datasource": (DATASOURCE, ["TradeDataSource", "50001", CA_PEM], ()),
+    "datasource-unknown": (DATASOURCE, ["NoSuchDataSource", "50001", CA_PEM], ()),
+    "datasource-bad-port": (DATASOURCE, ["TradeDataSource", "db2tls", CA_PEM], ()),
 }
 
 
@@ -69,7 +74,8 @@ def run_batch(host):
         copy_to(host, (HERE / "bad" / name).read_text(), f"/tmp/wsfake/bad/{name}")
         cases.append({"id": f"bad/{name}", "script": f"/tmp/wsfake/bad/{name}", "argv": []})
     plan = {"commands_csv": (FACTS / "was" / "wsadmin-commands.csv").read_text(),
-            "ciphers": cipher_names(), "cases": cases}
+            "ciphers": cipher_names(), "cases": cases,
+            "jdbc_properties": [[r["property"], r["type"]] for r in facts_tables.table("db2/jcc-properties")]}
     copy_to(host, json.dumps(plan), "/tmp/wsfake/plan.json")
     result = host.run("cd /tmp/wsfake && jython wsadmin_fake.py plan.json")
     assert result.rc == 0, output(result)
@@ -160,11 +166,58 @@ def test_2013_ssl_config_enables_the_studys_single_suite(runs):
     assert calls(runs["ssl-2013"])[-1] == ("AdminConfig", "save", [])
 
 
+def datasource_properties(run) -> dict[str, str]:
+    """name -> value the script leaves on the data source: created properties and modified existing ones."""
+    names = {"(cells/cell01|resources.xml#J2EEResourceProperty_2)": "portNumber"}
+    out = {}
+    for obj, method, args in calls(run):
+        if (obj, method) == ("AdminConfig", "create") and args[0] == "J2EEResourceProperty":
+            attrs = dict(args[2])
+            out[attrs["name"]] = attrs["value"]
+        if (obj, method) == ("AdminConfig", "modify"):
+            out[names[args[0]]] = dict(args[1])["value"]
+    return out
+
+
+@pytest.mark.snippet(DATASOURCE, checker="jython-fake")
+def test_datasource_script_sets_the_drivers_tls_properties_and_the_tls_port(runs):
+    got = runs["datasource"]
+    assert calls(got)[-1] == ("AdminConfig", "save", [])
+    assert datasource_properties(got) == {
+        "sslConnection": "true", "sslVersion": "TLSv1.3", "sslCertLocation": CA_PEM, "portNumber": "50001",
+        "sslCipherSuites": ",".join(CURRENT_SUITES)}
+    assert not [c for c in got["calls"] if c[1] == "create" and dict(c[2][2]).get("name") == "portNumber"], \
+        "portNumber exists already: it is modified, not created a second time"
+
+
+@pytest.mark.snippet(DATASOURCE, "db2/tls/jdbc-tls.properties", checker="jython-fake")
+def test_datasource_script_sets_what_the_db2_page_proves_with_the_real_driver(runs):
+    import javaproperties
+
+    from zrunbook import SNIPPETS
+
+    page = javaproperties.loads((SNIPPETS / "db2/tls/jdbc-tls.properties").read_text(encoding="utf-8"))
+    got = datasource_properties(runs["datasource"])
+    for name in ("sslConnection", "sslVersion", "sslCipherSuites"):
+        assert got[name] == page[name], name
+
+
+@pytest.mark.snippet(DATASOURCE, checker="jython-fake")
+def test_datasource_script_changes_nothing_for_an_unknown_data_source_or_port(runs):
+    assert runs["datasource-unknown"]["status"] == 1
+    assert "0 data sources are named NoSuchDataSource" in runs["datasource-unknown"]["stdout"]
+    assert runs["datasource-bad-port"]["status"] == 2
+    for key in ("datasource-unknown", "datasource-bad-port"):
+        assert not [c for c in runs[key]["calls"] if c[1] in ("create", "modify", "save")], runs[key]
+
+
 WHY = {  # what the fake must say about each negative case
     "save-misspelt.py": "AdminConfig has no method saveConfig",
     "set-heap-size-misspelt-parameter.py": "setJVMProperties has no parameter -initialHeapsize",
     "ssl-config-sslv3.py": "-sslProtocol 'SSLv3' is not one of",
     "ssl-config-unknown-suite.py": "unknown cipher suites ['TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA256']",
+    "datasource-misspelt-property.py": "IBM's JDBC driver has no property 'sslConection'",
+    "datasource-boolean-as-yes.py": "sslConnection takes true or false, not 'yes'",
 }
 
 

@@ -72,14 +72,32 @@ def parse_task_args(text):
 
 
 class Facts(object):
-    def __init__(self, commands_csv, ciphers):
+    def __init__(self, commands_csv, ciphers, jdbc_properties=()):
         self.methods = {}
         self.params = {}
+        # the custom properties IBM's JDBC driver knows (name -> Java type): AdminConfig.create and modify of a
+        # J2EEResourceProperty are checked against them, as the driver would ignore a misspelt one
+        self.jdbc = dict(jdbc_properties)
         for row in csv.DictReader(StringIO(commands_csv)):
             self.methods.setdefault(row["object"], set()).add(row["command"])
             if row["parameter"]:
                 self.params.setdefault(row["command"], []).append(row)
         self.ciphers = set(ciphers)
+
+    def check_resource_property(self, attributes):
+        pairs = dict((a[0], a[1]) for a in attributes)
+        unknown = sorted(set(pairs) - set(["name", "type", "value", "description", "required"]))
+        if unknown:
+            raise WsadminError("J2EEResourceProperty has no attribute %s" % unknown)
+        name = pairs.get("name", "")
+        if name not in self.jdbc:
+            raise WsadminError("IBM's JDBC driver has no property %r" % name)
+        if "type" in pairs and pairs["type"] != self.jdbc[name]:
+            raise WsadminError("%s is of type %s, not %s" % (name, self.jdbc[name], pairs["type"]))
+        if self.jdbc[name] == "java.lang.Boolean" and pairs.get("value") not in ("true", "false"):
+            raise WsadminError("%s takes true or false, not %r" % (name, pairs.get("value")))
+        if self.jdbc[name] == "java.lang.Integer" and not str(pairs.get("value", "")).isdigit():
+            raise WsadminError("%s takes a number, not %r" % (name, pairs.get("value")))
 
     def check_task(self, command, pairs):
         rows = self.params.get(command, [])
@@ -121,6 +139,11 @@ class Recorder(object):
             if self._name == "AdminTask":
                 parsed = parse_task_args(args[0] if args else "")
                 self._facts.check_task(method, parsed)
+            if (self._name, method) == ("AdminConfig", "create") and args and args[0] == "J2EEResourceProperty":
+                self._facts.check_resource_property(args[2])
+            if (self._name, method) == ("AdminConfig", "modify") and args and args[0] in self._config.resource_props:
+                name = self._config.resource_props[args[0]][0]
+                self._facts.check_resource_property([["name", name]] + [list(a) for a in args[1]])
             self._calls.append([self._name, method, list(args), parsed])
             return self._config.answer(self._name, method, args)
         return call
@@ -132,6 +155,12 @@ class Config(object):
     def __init__(self, cell="cell01", node="node01", server="server1", properties=()):
         self.cell, self.node, self.server = cell, node, server
         self.created = 0
+        # one DB2 data source as a fresh JDBC provider's wizard leaves it: id -> (name, value) of its properties
+        self.datasource = "TradeDataSource(cells/%s|resources.xml#DataSource_1)" % cell
+        self.propset = "(cells/%s|resources.xml#J2EEResourcePropertySet_1)" % cell
+        self.resource_props = dict(("(cells/%s|resources.xml#J2EEResourceProperty_%d)" % (cell, i), pair)
+                                   for i, pair in enumerate([("databaseName", "TRADEDB"), ("serverName", "db2host"),
+                                                             ("portNumber", "50000"), ("driverType", "4")]))
         # JVM custom properties already present: id -> name
         self.properties = dict(("(cells/%s|server.xml#Property_%d)" % (cell, i), name)
                                for i, name in enumerate(properties))
@@ -146,6 +175,8 @@ class Config(object):
                 return server_id
             if path in ("/Cell:%s/" % self.cell, "/Cell:/"):
                 return "%s(cells/%s|cell.xml#Cell_1)" % (self.cell, self.cell)
+            if path == "/DataSource:TradeDataSource/":
+                return self.datasource
             if path == "/Node:%s/" % self.node:
                 return "%s(cells/%s/nodes/%s|node.xml#Node_1)" % (self.node, self.cell, self.node)
             return ""
@@ -157,12 +188,18 @@ class Config(object):
                 return "\n".join(sorted(self.properties))
             if args[0] == "Cell":
                 return cell_id
+            if args[0] == "J2EEResourceProperty" and len(args) > 1 and args[1] == self.propset:
+                return "\n".join(sorted(self.resource_props))
             return ""
         if (obj, method) == ("AdminConfig", "showAttribute"):
             if args[0] == cell_id and args[1] == "name":
                 return self.cell
             if args[0] in self.properties and args[1] == "name":
                 return self.properties[args[0]]
+            if args[0] == self.datasource and args[1] == "propertySet":
+                return self.propset
+            if args[0] in self.resource_props and args[1] in ("name", "value"):
+                return self.resource_props[args[0]][0 if args[1] == "name" else 1]
             return ""
         if (obj, method) == ("AdminConfig", "create"):
             self.created += 1
@@ -198,7 +235,7 @@ def run_script(path, argv, facts, properties=()):
 def run_all(plan_path):
     with open(plan_path) as fh:
         plan = json.load(fh)
-    facts = Facts(plan["commands_csv"], plan["ciphers"])
+    facts = Facts(plan["commands_csv"], plan["ciphers"], plan.get("jdbc_properties", ()))
     results = {}
     for case in plan["cases"]:
         results[case["id"]] = run_script(case["script"], case["argv"], facts, case.get("properties", ()))
