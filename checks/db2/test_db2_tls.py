@@ -9,6 +9,7 @@ What it does not prove: that a Db2 server accepts the connection (nothing here s
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from zrunbook import SNIPPETS
 from zrunbook.db2 import client_hello, clp, jcc
 from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.util import output
+from zrunbook.shown_output import assert_shown_output, normalise_common
 
 BAD = Path(__file__).resolve().parent / "bad"
 ENABLE = "db2/tls/enable-tls.sh"
@@ -139,6 +141,7 @@ def test_the_driver_offers_what_the_pages_promise_and_completes_the_handshake(cl
 
 
 @pytest.mark.snippet(PROPS, TEST, TRUSTSTORE, checker="jdbc-driver")
+@pytest.mark.snippet("db2/tls/test-jdbc-tls-connection.wrong-ca.out", checker="output-regenerated")
 def test_a_truststore_with_another_ca_refuses_the_server(client):
     host, _names = client
     truststore(host, f"{WORK}/other.pem", f"{WORK}/wrong.p12")
@@ -147,6 +150,10 @@ def test_a_truststore_with_another_ca_refuses_the_server(client):
     assert result.rc == 1
     assert "PKIX path building failed" in result.stdout, output(result)
     assert "CIPHER is" not in hello
+    # what a reader sees: the driver's own lines, up to its usage text (the connection URL names the test's files)
+    shown = result.stdout.split("IBM Data Server Driver for JDBC and SQLJ(c)")[0]
+    assert_shown_output("db2/tls/test-jdbc-tls-connection.wrong-ca.out", shown,
+                        lambda t: normalise_common(re.sub(r"-url \S+", "-url <url>", t)))
 
 
 @pytest.mark.snippet(PROPS, checker="jdbc-driver")
