@@ -34,7 +34,7 @@ WIDE = 6  # columns from which a facts table is set in \scriptsize in the PDF
 ALLOWED_ROOTS = ("facts/", "snippets/")
 
 
-LONG_WORD = 12  # longer words (paths, test ids, value lists) get break points so they wrap inside a cell
+LONG_WORD = 10  # longer words (paths, test ids, value lists) get break points so they wrap inside a cell
 BREAK_AFTER = re.compile(r"(?<=[/_:.|,=+-])(?=.)")
 CHUNK = 8  # a run without separators (a hash, a long number) may still break every CHUNK characters
 
