@@ -16,9 +16,10 @@ import statistics
 
 import pytest
 
-from checks.was.test_liberty import TARGET, liberty_host, running  # noqa: F401 - the fixtures
 from zrunbook.hosts.util import output
 from zrunbook.was import liberty
+
+TARGET = f"localhost:{liberty.PORT}"
 
 WARMUP, HANDSHAKES, RUNS = 300, 200, 3
 P12 = "/tmp/liberty/req/key.p12"
@@ -56,7 +57,7 @@ def report(name: str, rates: list[float]) -> float:
     return median
 
 
-def test_handshakes_per_cpu_second_token_key_and_pkcs12_key(running):  # noqa: F811
+def test_handshakes_per_cpu_second_token_key_and_pkcs12_key(running):
     host, _ca, _result = running
     token = report("key in the token (SunPKCS11, openCryptoki soft token)", measure(host))
     liberty.stop(host)

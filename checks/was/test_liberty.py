@@ -20,13 +20,11 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from zrunbook.hosts.jsse import VERIFY_KEY
-from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
+from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.token import PINS, slot_of
 from zrunbook.hosts.util import output
 from zrunbook.shown_output import assert_shown_output, normalise_common
@@ -37,32 +35,6 @@ FILES = ("was/liberty/server.xml", "was/liberty/jvm.options", "was/liberty/liber
 IN_TOKEN = "crypto/verify/check-key-in-token.sh"
 SIGNS = "crypto/verify/check-token-signs.sh"
 TARGET = f"localhost:{liberty.PORT}"
-NATIVE = "debian13-amd64"
-
-
-@pytest.fixture(params=[NATIVE], ids=str)
-def liberty_host(request, zr_host_pool):
-    wlp = liberty.runtime()
-    host = zr_host_pool.start(request.param, "-v", f"{wlp}:{liberty.IN_CONTAINER}:ro", state=VERIFY_KEY)
-    try:
-        start_pkcsslotd(host)
-        liberty.install(host)
-        pid = zr_host_pool.engine().run("inspect", "-f", "{{.State.Pid}}", host.zr_container).stdout.strip()
-        host.zr_netns = f"/proc/{pid}/ns/net"
-        yield host
-    finally:
-        zr_host_pool.remove(host)
-
-
-@pytest.fixture
-def running(liberty_host):
-    ca = liberty.sign_with_test_ca(liberty_host)
-    t0 = time.monotonic()
-    result = liberty.start(liberty_host)
-    assert result.rc == 0, output(result)
-    print(f"Open Liberty {liberty.VERSION}: start-server.sh returned after {time.monotonic() - t0:.1f} s; "
-          + (re.search(r"started in ([\d.]+) seconds", result.stdout) or [None, "?"])[1] + " s by the server's count")
-    return liberty_host, ca, result
 
 
 def shown(text: str) -> str:
