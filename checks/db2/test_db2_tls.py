@@ -17,7 +17,7 @@ import javaproperties
 import pytest
 
 from zrunbook import SNIPPETS
-from zrunbook.db2 import client_hello, clp, jcc
+from zrunbook.db2 import client_hello, clp, jcc, values
 from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.util import output
 from zrunbook.shown_output import assert_shown_output, normalise_common
@@ -34,13 +34,8 @@ DB_PASSWORD = "zr-db-user-secret"  # test data only
 
 
 def server_settings() -> dict[str, str]:
-    parsed, problems = clp.commands((SNIPPETS / ENABLE).read_text(encoding="utf-8"))
-    assert problems == []
-    settings: dict[str, str] = {}
-    for cmd in parsed:
-        if cmd.name == "dbm-cfg":
-            settings.update(cmd.params)
-    return settings
+    assert clp.commands((SNIPPETS / ENABLE).read_text(encoding="utf-8"))[1] == []
+    return values.tls_settings()
 
 
 def client_properties(text: str | None = None) -> dict[str, str]:

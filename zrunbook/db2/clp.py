@@ -141,6 +141,16 @@ def _pairs(tokens: list[str], no: int, what: str, problems: list[str]) -> dict[s
     return {tokens[i].upper(): tokens[i + 1] for i in range(0, len(tokens), 2)}
 
 
+def _using(tokens: list[str], i: int, no: int, what: str, problems: list[str]) -> dict[str, str]:
+    """The keyword value pairs after USING at tokens[i] of an UPDATE ... CFG command (IMMEDIATE/DEFERRED dropped)."""
+    if [t.upper() for t in tokens[i:i + 1]] != ["USING"]:
+        problems.append(f"line {no}: {what} needs USING keyword value pairs")
+    pairs = tokens[i + 1:]
+    if pairs and pairs[-1].upper() in ("IMMEDIATE", "DEFERRED"):
+        pairs = pairs[:-1]
+    return _pairs(pairs, no, what, problems)
+
+
 def parse_command(no: int, text: str, problems: list[str]) -> Command:
     cmd = Command(no, text)
     tokens = text.split()
@@ -154,24 +164,13 @@ def parse_command(no: int, text: str, problems: list[str]) -> Command:
         i = 3 if up[1] == "DBM" else 4
         if up[1] == "DBM" and up[2:3] not in ([w] for w in CFG):
             problems.append(f"line {no}: UPDATE DBM needs CFG")
-        if up[i:i + 1] != ["USING"]:
-            problems.append(f"line {no}: UPDATE DBM CFG needs USING keyword value pairs")
-        pairs = tokens[i + 1:]
-        if pairs and pairs[-1].upper() in ("IMMEDIATE", "DEFERRED"):
-            pairs = pairs[:-1]
-        cmd.name, cmd.params = "dbm-cfg", _pairs(pairs, no, "UPDATE DBM CFG", problems)
+        cmd.name, cmd.params = "dbm-cfg", _using(tokens, i, no, "UPDATE DBM CFG", problems)
     elif up[:1] == ["UPDATE"] and len(up) > 2 and up[1] in ("DB", "DATABASE"):
-        rest = up[2:]
-        if rest[:1] in (["CFG"], ["CONFIG"], ["CONFIGURATION"]):
+        if up[2] in CFG:
             i = 3
             if up[i:i + 1] == ["FOR"]:
                 cmd.target, i = tokens[i + 1] if len(tokens) > i + 1 else "", i + 2
-            if up[i:i + 1] != ["USING"]:
-                problems.append(f"line {no}: UPDATE DB CFG needs USING keyword value pairs")
-            pairs = tokens[i + 1:]
-            if pairs and pairs[-1].upper() in ("IMMEDIATE", "DEFERRED"):
-                pairs = pairs[:-1]
-            cmd.name, cmd.params = "db-cfg", _pairs(pairs, no, "UPDATE DB CFG", problems)
+            cmd.name, cmd.params = "db-cfg", _using(tokens, i, no, "UPDATE DB CFG", problems)
         else:
             cmd.name = "unknown"
     elif up[:1] == ["AUTOCONFIGURE"]:

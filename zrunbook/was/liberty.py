@@ -14,16 +14,15 @@ their CA), so that a policy scan can validate the chain.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
-import urllib.request
 import zipfile
 from pathlib import Path
 
-from zrunbook import BUILD
+from zrunbook import BUILD, fetch
 from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.token import PINS
+from zrunbook.hosts.util import ok
 
 VERSION = "26.0.0.3"
 SHA256 = "bf394f83897a5aa4d0564604637e934c8f64b9fcb06a8dfcec2a49feed951778"
@@ -48,19 +47,7 @@ def runtime() -> Path:
     wlp = CACHE / VERSION / "wlp"
     if (wlp / "bin" / "server").exists():
         return wlp
-    zip_path = CACHE / f"openliberty-runtime-{VERSION}.zip"
-    CACHE.mkdir(parents=True, exist_ok=True)
-    if not zip_path.exists() or hashlib.sha256(zip_path.read_bytes()).hexdigest() != SHA256:
-        try:
-            with urllib.request.urlopen(URL, timeout=600) as response:  # noqa: S310 - a fixed https address
-                data = response.read()
-        except OSError as err:
-            raise AssertionError(f"Open Liberty could not be fetched from {URL} ({err}); put the zip in {CACHE} "
-                                 "by hand on a machine without network") from err
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != SHA256:
-            raise AssertionError(f"{URL} has SHA-256 {digest}, not the pinned {SHA256}: refusing to run it")
-        zip_path.write_bytes(data)
+    zip_path = fetch.pinned(URL, SHA256, CACHE / f"openliberty-runtime-{VERSION}.zip")
     tmp = CACHE / f"{VERSION}.part"
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(zip_path) as archive:
@@ -72,12 +59,6 @@ def runtime() -> Path:
     shutil.rmtree(CACHE / VERSION, ignore_errors=True)
     tmp.rename(CACHE / VERSION)
     return wlp
-
-
-def ok(host, cmd: str) -> str:
-    result = host.run(cmd)
-    assert result.rc == 0, f"{cmd}\nrc={result.rc}\n{result.stdout}{result.stderr}"
-    return result.stdout
 
 
 def install(host) -> None:
