@@ -7,9 +7,15 @@ never written again, so a page that gains, loses or reorders a step changes the 
 * ``steps(page, tabs)``: the snippets ``docs/<page>.md`` shows, in order, taking from each tab set the tab
   named in ``tabs`` (e.g. ``("Current", "Ubuntu/Debian")``); a tab set that has none of them is passed over
   whole, and the walkthrough says so.
-* A step's ``needs`` is the page's own declaration (``:needs: ibm-z``) that only IBM Z hardware can run it.
+* A step's ``needs`` is the page's own declaration (``:needs: ibm-z``) of what it needs that a host may lack
+  (``NEEDS``: IBM Z hardware, the s390x architecture, an IBM product no check host can install, an older
+  OpenSSL). The snippet directive shows it in the caption; a walk passes over the step on a host without it
+  and lists it.
+* ``:run: ARGS`` gives the arguments a reader types after the script (shown in the caption, passed by the walk);
+  ``:save-as: PATH`` says where a configuration file goes (shown in the caption; the walk installs it there).
 
-Only shell scripts are run; shown output (``*.out``) is what a reader compares with, not a step.
+Shell scripts are run and files with ``:save-as:`` installed; shown output (``*.out``) and configuration
+without a place are what a reader compares with or edits, not a step.
 """
 
 from __future__ import annotations
@@ -25,6 +31,18 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from zrunbook import ROOT
 
 DOCS = ROOT / "docs"
+DEBIAN_TABS = ("Current", "Ubuntu/Debian")  # the tabs a reader on Debian or Ubuntu picks
+# What a step may need that a host can lack (``:needs:``), as the caption says it. The one table: the snippet
+# directive (docs/_ext/snippet.py) accepts these values and no others.
+NEEDS = {
+    "ibm-z": "needs IBM Z hardware",
+    "s390x": "s390x only",
+    "ihs": "needs IBM HTTP Server",
+    "openssl-3.0": "only with OpenSSL 3.0 or 3.1",
+}
+# What each check host has of NEEDS: no container here has an AP bus or an adapter, IHS cannot be installed,
+# and both run Debian 13's OpenSSL 3.5.
+HAS = {"amd64": {"s390x": False}, "s390x": {"s390x": True}}
 _MD = MarkdownIt("commonmark").use(colon_fence_plugin)
 _DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
 _OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
@@ -43,11 +61,24 @@ class Step:
         return self.snippet.endswith(".sh")
 
     @property
+    def saves(self) -> str | None:
+        return self.options.get("save-as")
+
+    @property
+    def acts(self) -> bool:
+        """A step a walk does something for: a script to run or a file to install."""
+        return self.runs or bool(self.saves)
+
+    @property
+    def args(self) -> str:
+        return self.options.get("run", "")
+
+    @property
     def needs(self) -> str | None:
         return self.options.get("needs")
 
     def needs_text(self) -> str:
-        return {"ibm-z": "needs IBM Z hardware", "s390x": "needs s390x"}.get(self.needs or "", "")
+        return NEEDS.get(self.needs or "", "")
 
     def where(self) -> str:
         inside = f" (tab {' · '.join(self.tabs)})" if self.tabs else ""
@@ -65,8 +96,11 @@ def chapter(name: str, docs: Path = DOCS) -> list[str]:
     index = (docs / "how-to" / name / "index.md").read_text(encoding="utf-8")
     for token in _MD.parse(index):
         if token.type in ("fence", "colon_fence") and token.info.strip() == "{toctree}":
-            entries = [line.strip() for line in token.content.splitlines()
-                       if line.strip() and not line.strip().startswith(":")]
+            lines = [line.strip() for line in token.content.splitlines() if line.strip()]
+            entries = [line for line in lines if not line.startswith(":")]
+            if ":glob:" in lines:  # Sphinx sorts the pages a pattern matches; the index is not one of them
+                entries = [p.stem for e in entries for p in sorted((docs / "how-to" / name).glob(f"{e}.md"))
+                           if p.stem != "index"]
             return [f"how-to/{name}/{entry}" for entry in entries]
     raise ValueError(f"docs/how-to/{name}/index.md has no toctree")
 
@@ -115,7 +149,14 @@ def _tabs(content: str) -> list[tuple[str, str, int]]:
 
 # --- walking a chapter on a host ------------------------------------------------------------------------
 
-LACKS = {"amd64": {"s390x", "ibm-z"}, "s390x": {"ibm-z"}}  # no container here has an AP bus or an adapter
+
+def acting(chapters: tuple[str, ...], tabs: tuple[str, ...], arch: str, docs: Path = DOCS) -> list[str]:
+    """The snippets a walk of these chapters acts on (runs or installs) on a host of this architecture: what
+    its badge may name for that host, never a step it passes over."""
+    return sorted({s.snippet for name in chapters for page in chapter(name, docs)
+                   for s in steps(page, tabs, docs).steps if s.acts and s.needs not in LACKS[arch]})
+
+LACKS = {arch: {need for need in NEEDS if not has.get(need, False)} for arch, has in HAS.items()}
 
 
 @dataclass
@@ -134,8 +175,9 @@ class Report:
 
 def walk_chapter(host, name: str, tabs: tuple[str, ...], env: dict[str, str], *, arch: str,
                  snippets_in_container: str = "/snippets") -> Report:
-    """Run the chapter's shell steps as root on ``host`` (a testinfra host), in page order, with the
-    reader's environment ``env``; stop at the first that fails. Steps the page declares with ``:needs:``
+    """Run the chapter's steps on ``host`` (a testinfra host) in page order: scripts as root with the reader's
+    environment ``env`` and the caption's arguments, files installed where the caption says; stop at the first
+    that fails. Steps the page declares with ``:needs:``
     that this host lacks are passed over and listed."""
     report = Report()
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
@@ -143,15 +185,20 @@ def walk_chapter(host, name: str, tabs: tuple[str, ...], env: dict[str, str], *,
         walk = steps(page, tabs)
         report.not_run += walk.passed_over
         for step in walk.steps:
-            if not step.runs:
+            if not step.acts:
                 continue
             if step.needs in LACKS[arch]:
-                report.passed_over.append(f"{step.where()}: the page says it {step.needs_text()}")
+                report.passed_over.append(f"{step.where()}: {step.needs_text()}, as the page declares")
                 continue
-            # Each step in a new root login shell, as the pages ask after the install (root's groups are
-            # read at login: the pkcs11 group the install gives root counts only from the next login).
-            script = f"cd / && env {assignments} bash {snippets_in_container}/{step.snippet}"
-            result = host.run(f"su - root -c {shlex.quote(script)}")
+            if step.saves:
+                # The reader saves the file where the caption says (the download link gives it byte for byte).
+                command = f"install -D -m 0644 {snippets_in_container}/{step.snippet} {shlex.quote(step.saves)}"
+            else:
+                # Each step in a new root login shell, as the pages ask after the install (root's groups are
+                # read at login: the pkcs11 group the install gives root counts only from the next login).
+                script = f"cd / && env {assignments} bash {snippets_in_container}/{step.snippet} {step.args}"
+                command = f"su - root -c {shlex.quote(script.rstrip())}"
+            result = host.run(command)
             if result.rc != 0:
                 report.failed = (f"{step.where()} exited {result.rc}\nstdout:\n{result.stdout}\n"
                                  f"stderr:\n{result.stderr}")

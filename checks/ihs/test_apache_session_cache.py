@@ -29,6 +29,7 @@ from zrunbook.shown_output import assert_shown_output
 BAD = Path(__file__).parent / "bad"
 
 CACHE = "ihs/apache/apache-tls-session-cache.conf"
+ENABLE_CACHE = "ihs/apache/enable-session-cache-debian.sh"  # the page's Debian step
 CHECK = "ihs/apache/check-session-resumption.sh"
 CHECK_OUT = "ihs/apache/check-session-resumption.out"
 NO_CACHE_OUT = "ihs/apache/check-session-resumption.no-cache.out"
@@ -40,13 +41,14 @@ pytestmark = pytest.mark.only_hosts("debian13-amd64")
 
 
 def session_config(host, text: str, *, comment_out_distribution_lines: bool = True) -> None:
-    """The page's Debian/Ubuntu step: the distribution's session lines out, this file in, httpd restarted."""
-    if comment_out_distribution_lines:
-        host.run_expect([0], f"sed -i -E 's/^([[:space:]]*SSLSession(Cache|CacheTimeout|Tickets)[[:space:]])/#\\1/' "
-                      f"{DEBIAN_SSL_CONF}")
-        assert host.run(f"grep -E '^[[:space:]]*SSLSession' {DEBIAN_SSL_CONF}").rc == 1
+    """The page's Debian/Ubuntu step: this file in, the distribution's session lines out and the file enabled
+    (the page's snippet), httpd stopped and started. Without the snippet: only enabled (a2enconf)."""
     copy_to(host, text, CONF)
-    host.run_expect([0], "a2enconf -q tls-session-cache")
+    if comment_out_distribution_lines:
+        host.run_expect([0], f"bash {snippet_path(ENABLE_CACHE)}")
+        assert host.run(f"grep -E '^[[:space:]]*SSLSession' {DEBIAN_SSL_CONF}").rc == 1
+    else:
+        host.run_expect([0], "a2enconf -q tls-session-cache")
     stop_and_start(host)
 
 
@@ -74,7 +76,8 @@ def counts(result) -> dict[str, tuple[int, int]]:
 
 
 @pytest.mark.snippet(CACHE, checker="apache-tls")
-@pytest.mark.snippet(CHECK, checker="testinfra")
+@pytest.mark.snippet(CHECK, ENABLE_CACHE, "ihs/apache/enable-tls-site-debian.sh", "ihs/apache/test-ca.sh",
+                     checker="testinfra")
 @pytest.mark.snippet(CHECK_OUT, checker="output-regenerated")
 def test_session_cache_fragment_lets_clients_resume_tls12_and_tls13_sessions(fresh_host):
     ca = serve_files(fresh_host)
@@ -149,6 +152,36 @@ def test_a_resumed_connection_costs_the_token_key_no_signature(fresh_host):
     five = run(5)  # the same two full handshakes and ten resumed ones
     assert one >= 2, fresh_host.run("tail -40 /tmp/spy.log").stdout
     assert five == one, f"{five - one} more signatures for 8 more resumed connections"
+
+
+@pytest.mark.snippet(CHECK, checker="testinfra")
+def test_debians_own_defaults_already_resume_sessions_for_300_seconds(fresh_host):
+    """What the page's Ubuntu/Debian tab says before the fragment: the untouched site resumes every session."""
+    ca = serve_files(fresh_host)
+    result = resumption(fresh_host, ca, tries=2)
+    assert counts(result) == {"TLSv1.2": (2, 0), "TLSv1.3": (2, 0)}, output(result)
+    assert "session ticket lifetime hint from the server: 300 s." in result.stdout, output(result)
+
+
+@pytest.mark.snippet(ENABLE_CACHE, checker="testinfra")
+def test_the_cache_step_comments_out_debians_lines_once_and_keeps_the_original(fresh_host):
+    serve_files(fresh_host)
+    copy_to(fresh_host, cache_snippet(), CONF)
+    first = fresh_host.run_expect([0], f"bash {snippet_path(ENABLE_CACHE)}")
+    assert "commented out 3 line(s)" in first.stdout, output(first)
+    again = fresh_host.run_expect([0], f"bash {snippet_path(ENABLE_CACHE)}")
+    assert "sets no session cache line" in again.stdout, output(again)
+    original = f"{DEBIAN_SSL_CONF}.before-tls-session-cache"
+    fresh_host.run_expect([0], f"grep -Eq '^[[:space:]]*SSLSessionCache[[:space:]]' {original}")
+    assert fresh_host.file("/etc/apache2/conf-enabled/tls-session-cache.conf").is_symlink
+
+
+@pytest.mark.snippet(ENABLE_CACHE, checker="testinfra")
+def test_the_cache_step_stops_when_the_fragment_was_not_saved(fresh_host):
+    missing = fresh_host.run(f"bash {snippet_path(ENABLE_CACHE)}")
+    assert missing.rc == 1, output(missing)
+    assert "save the session cache fragment there first" in missing.stderr
+    fresh_host.run_expect([0], f"grep -Eq '^[[:space:]]*SSLSessionCache[[:space:]]' {DEBIAN_SSL_CONF}")
 
 
 def test_a_later_sessioncache_none_does_not_switch_off_the_distributions_cache(fresh_host):

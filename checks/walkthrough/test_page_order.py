@@ -57,3 +57,22 @@ def test_the_real_crypto_chapter_starts_with_the_install_step_of_the_chosen_dist
     assert [s.snippet for s in first if s.runs][0] == "crypto/packages/install-packages-debian.sh"
     assert not any("2013" in s.snippet for page in walkthrough.chapter("crypto")
                    for s in walkthrough.steps(page, ("Current", "Ubuntu/Debian")).steps)
+
+
+def test_a_glob_toctree_gives_the_pages_sorted_without_the_index(tmp_path):
+    root = docs(tmp_path)
+    (root / "how-to" / "demo" / "index.md").write_text(f"# Chapter\n\n{FENCE}{{toctree}}\n:glob:\n\n*\n{FENCE}\n")
+    assert walkthrough.chapter("demo", root) == ["how-to/demo/first", "how-to/demo/second"]
+
+
+def test_save_as_and_run_are_read_and_a_walk_acts_only_on_what_the_host_has(tmp_path):
+    root = docs(tmp_path)
+    (root / "how-to" / "demo" / "second.md").write_text(
+        f"# Second\n\n{FENCE}{{snippet}} demo/site.conf\n:save-as: /etc/site.conf\n{FENCE}\n\n"
+        f"{FENCE}{{snippet}} demo/check.sh\n:run: localhost:443 www.example.com\n:needs: s390x\n{FENCE}\n")
+    walk = walkthrough.steps("how-to/demo/second", ("Current",), root)
+    assert [(s.snippet, s.saves, s.args, s.acts) for s in walk.steps] == [
+        ("demo/site.conf", "/etc/site.conf", "", True), ("demo/check.sh", None, "localhost:443 www.example.com", True)]
+    assert walkthrough.acting(("demo",), ("Current",), "amd64", root) == ["demo/a.sh", "demo/site.conf"]
+    assert walkthrough.acting(("demo",), ("Current",), "s390x", root) == ["demo/a.sh", "demo/check.sh",
+                                                                          "demo/site.conf"]

@@ -25,6 +25,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from zrunbook.snippets import digests
+from zrunbook.walkthrough import NEEDS
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +55,9 @@ KINDS: list[tuple[str, str]] = [
     ("jvm.options", "text"),
 ]
 MARKERS = ("start-after", "end-before")
-# ``:needs: ibm-z`` declares a step only IBM Z hardware can run (an AP bus, Crypto Express); ``:needs: s390x`` one
-# that needs the architecture (qemu runs it). The caption says it; a walkthrough passes over such a step on a
-# host that lacks it and says so (zrunbook/walkthrough.py).
-NEEDS = {"ibm-z": "needs IBM Z hardware", "s390x": "s390x only"}
+# ``:needs: ibm-z`` declares what a step needs that a host may lack (IBM Z hardware, s390x, an IBM product...: the
+# table is zrunbook.walkthrough.NEEDS). ``:run: ARGS`` is what the reader types after a script; ``:save-as: PATH``
+# where a configuration file goes. The caption says all three; a walkthrough follows them (zrunbook/walkthrough.py).
 
 
 def lexer_for(path: str) -> str | None:
@@ -130,6 +130,13 @@ def region(text: str, rel: str, options: dict) -> tuple[str, int, int, int] | No
     return "".join(lines[start:end]), start + 1, end, len(lines)
 
 
+def _absolute_path(value: str) -> str:
+    value = directives.unchanged_required(value).strip()
+    if not value.startswith("/") or len(value.split()) != 1 or ".." in value.split("/"):
+        raise ValueError(f"{value!r} is not one absolute path")
+    return value
+
+
 class SnippetDirective(SphinxDirective):
     """``{snippet} crypto/packages/verify-packages.sh`` — exactly one path under snippets/."""
 
@@ -138,7 +145,9 @@ class SnippetDirective(SphinxDirective):
     final_argument_whitespace = True
     has_content = True
     option_spec = {**{key: directives.unchanged_required for key in MARKERS},
-                   "needs": lambda value: directives.choice(value, tuple(NEEDS))}
+                   "needs": lambda value: directives.choice(value, tuple(NEEDS)),
+                   "run": directives.unchanged_required,
+                   "save-as": _absolute_path}
 
     def run(self):
         env = self.env
@@ -182,6 +191,12 @@ class SnippetDirective(SphinxDirective):
             title = f"{rel}, lines {first}\u2013{last} of {total}"
         if "needs" in self.options:
             title += f" \u00b7 {NEEDS[self.options['needs']]}"
+        if "run" in self.options:
+            if not rel.endswith(".sh"):
+                return self._fail(f"{where}: :run: gives a script's arguments, and snippets/{rel} is no script")
+            title += f" \u00b7 run: bash {PurePosixPath(rel).name} {self.options['run']}"
+        if "save-as" in self.options:
+            title += f" \u00b7 save as {self.options['save-as']}"
 
         literal = nodes.literal_block(text_content, text_content)
         literal["language"] = lexer

@@ -1,10 +1,10 @@
 """Apache httpd + mod_ssl on a container host, set up the way the IHS chapter's Apache pages say.
 
-``serve_files(host, site)``: a test CA and a server certificate signed by it (key in a file), the site
-snippet enabled, httpd started. ``serve_token(host)``: the token form: the crypto chapter's token made ready
-for httpd's user (zrunbook/hosts/token.py), the key generated in the token and
-the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set
-with this chapter's snippet, httpd started. Both return the test CA's path inside the container.
+``serve_files(host, site)``: the page's test CA and a server certificate signed by it (key in a file), the
+site snippet enabled and httpd started by the page's own site step. ``serve_token(host)``: the token form: the
+crypto chapter's token made ready for httpd's user (zrunbook/hosts/token.py), the key generated in the token
+and the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set with
+this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
 ``try_export(host, key_label)`` runs zrunbook/hosts/token_export.py as httpd's user with the page's PIN file
 (the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
@@ -33,6 +33,11 @@ CA = "/root/zr-test-ca"
 OPENSSL_PKCS11_CONF = "/etc/ssl/openssl-pkcs11.conf"  # where the page saves the configuration
 PIN_FILE = "/etc/ssl/private/apache-token.pin"  # where the page's key step writes it
 EXPORT_SCRIPT = "/opt/zrunbook/token_export.py"
+# Under qemu-user the ICA token cannot hash with SHA-256 (qemu emulates CPACF's SHA-512 only): on the s390x host a
+# client of a token key offers SHA-512 signature schemes (openssl -sigalgs); on IBM Z the SHA-256 ones work too.
+QEMU_SIGALGS = "rsa_pss_rsae_sha512:RSA+SHA512"
+TEST_CA = "ihs/apache/test-ca.sh"  # the OpenSSL page's test CA
+ENABLE_SITE = "ihs/apache/enable-tls-site-debian.sh"  # the OpenSSL page's site step
 
 
 def put(host, path: str, text: str) -> None:
@@ -40,18 +45,14 @@ def put(host, path: str, text: str) -> None:
 
 
 def make_ca(host) -> str:
-    ok(host, f"mkdir -p {CA} && cd {CA} && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key "
-              "-out ca.crt -days 30 -subj '/CN=zrunbook test CA' -addext basicConstraints=critical,CA:TRUE "
-              "-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null"
-              " && printf '%s\\n' subjectAltName=DNS:www.example.com extendedKeyUsage=serverAuth "
-              "keyUsage=critical,digitalSignature,keyEncipherment authorityKeyIdentifier=keyid > ext")
+    """The page's test CA (its snippet), in CA."""
+    ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} ca")
     return f"{CA}/ca.crt"
 
 
-def sign(host, csr: str, crt: str = "/etc/ssl/certs/www.example.com.crt") -> None:
-    # 90 days: the Mozilla profiles check certificate lifetimes too
-    ok(host, f"cd {CA} && openssl x509 -req -in {shlex.quote(csr)} -CA ca.crt -CAkey ca.key -days 90 "
-              f"-extfile ext -out {crt} 2>/dev/null")
+def sign(host, csr: str) -> None:
+    """The certificate for a request, signed by the test CA with the page's snippet."""
+    ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {shlex.quote(csr)}")
 
 
 def site_modules(site: str) -> list[str]:
@@ -68,8 +69,9 @@ def enable_site(host, site: str) -> None:
 
 
 def start(host) -> None:
-    ok(host, "apache2ctl -t 2>&1")
-    ok(host, "apache2ctl start 2>&1")
+    """The page's site step (enable-tls-site-debian.sh: modules, site, apachectl -t, stop and start), then wait
+    until httpd listens."""
+    ok(host, f"bash {snippet_path(ENABLE_SITE)} 2>&1")
     for _ in range(50):
         if host.run("ss -Hltn 'sport = :443' | grep -q 443").rc == 0:
             return
@@ -78,13 +80,11 @@ def start(host) -> None:
 
 
 def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
-    ca = make_ca(host)
-    ok(host, "cd /etc/ssl && openssl req -new -newkey rsa:2048 -nodes -keyout private/www.example.com.key "
-              "-subj /CN=www.example.com -out /tmp/www.csr 2>/dev/null")
-    sign(host, "/tmp/www.csr")
+    """The OpenSSL page's steps: a certificate from the test CA (key in a file), the site, httpd started."""
+    ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} certificate")
     enable_site(host, site)
     start(host)
-    return ca
+    return f"{CA}/ca.crt"
 
 
 def prepare_token_key(host) -> str:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Connects to a TLS server once, then TRIES more times offering that session back, over TLS 1.2 and TLS 1.3,
 # and counts the connections the server resumed ("Reused") and those that needed a full handshake ("New").
-# Usage: check-session-resumption.sh HOST:PORT [SERVER_NAME]. Environment: CA_FILE (PEM), TRIES (default 4).
+# Usage: check-session-resumption.sh HOST:PORT [SERVER_NAME]. Environment: CA_FILE (PEM), TRIES (default 4),
+# SIGALGS (optional: the signature schemes to offer, as openssl s_client -sigalgs takes them).
 set -euo pipefail
 
 target="${1:-}"
@@ -15,6 +16,8 @@ tries="${TRIES:-4}"
 : "${CA_FILE:?set CA_FILE to the PEM file of the CA that signed the server certificate}"
 [[ -r "$CA_FILE" ]] || { echo "Cannot read CA_FILE=$CA_FILE." >&2; exit 1; }
 command -v openssl >/dev/null || { echo "openssl is not installed (package openssl)." >&2; exit 1; }
+sigalgs=()
+if [[ -n "${SIGALGS:-}" ]]; then sigalgs=(-sigalgs "$SIGALGS"); fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,7 +29,7 @@ connect() {
   shift
   printf 'HEAD / HTTP/1.0\r\nHost: %s\r\n\r\n' "$name" |
     timeout 30 openssl s_client -connect "$target" -servername "$name" -CAfile "$CA_FILE" \
-      -verify_return_error -ign_eof "$proto" "$@" 2>&1 |
+      -verify_return_error -ign_eof "${sigalgs[@]}" "$proto" "$@" 2>&1 |
     grep -E '^(New|Reused), |lifetime hint' || true
 }
 

@@ -38,8 +38,18 @@ fi
 [[ -f "$OPENSSL_PKCS11_CONF" ]] ||
     { echo "$OPENSSL_PKCS11_CONF is missing: install the OpenSSL configuration for pkcs11-provider first." >&2; exit 1; }
 module=$(sed -n 's/^ *pkcs11-module-path *= *//p' "$OPENSSL_PKCS11_CONF")
-[[ -f "$module" ]] || { echo "$OPENSSL_PKCS11_CONF names the library '$module', which does not exist here:" \
-    "install the OpenSSL configuration for your distribution." >&2; exit 1; }
+if [[ ! -f "$module" ]]; then
+    # The Ubuntu/Debian file names IBM Z's folder (s390x-linux-gnu); another architecture has its own.
+    here=$(sed -E "s#^/usr/lib/[a-z0-9_]+-linux-gnu/#/usr/lib/$(uname -m)-linux-gnu/#" <<<"$module")
+    if [[ "$here" != "$module" && -f "$here" ]]; then
+        echo "$OPENSSL_PKCS11_CONF names the library '$module', the folder of another architecture; on this" \
+            "$(uname -m) machine it is '$here': write that as pkcs11-module-path in $OPENSSL_PKCS11_CONF." >&2
+    else
+        echo "$OPENSSL_PKCS11_CONF names the library '$module', which does not exist here:" \
+            "install the OpenSSL configuration for your distribution." >&2
+    fi
+    exit 1
+fi
 if [[ -z "$APACHE_GROUP" ]] || ! getent group "$APACHE_GROUP" >/dev/null; then
     echo "httpd's group ${APACHE_GROUP:-(apache, www or www-data)} does not exist: install httpd or set APACHE_GROUP." >&2
     exit 1

@@ -1,0 +1,71 @@
+"""The OpenSSL page's own steps on Debian (install, test CA, site) stop with a sentence on bad input, and the
+token page's key step names this machine's library folder when the Ubuntu/Debian file names IBM Z's.
+
+Their good path runs in every Apache check (zrunbook/hosts/apache.py starts httpd with them) and in the
+IHS chapter's walkthrough on a clean host (checks/walkthrough/).
+"""
+
+import pytest
+
+from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
+from zrunbook.hosts.steps import snippet_path
+from zrunbook.hosts.token import PINS
+from zrunbook.hosts.util import output
+from zrunbook.ihs.distro_paths import openssl_config
+
+SITE_STEP = "ihs/apache/enable-tls-site-debian.sh"
+TEST_CA = "ihs/apache/test-ca.sh"
+KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
+SITE = "/etc/apache2/sites-available/tls.conf"
+
+
+@pytest.mark.snippet(SITE_STEP, checker="testinfra")
+def test_the_site_step_stops_when_no_site_was_saved(fresh_host):
+    fresh_host.run_expect([0], f"rm -f {SITE}")
+    result = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+    assert result.rc == 1, output(result)
+    assert "save the site configuration there first" in result.stderr
+
+
+@pytest.mark.snippet(SITE_STEP, checker="testinfra")
+def test_the_site_step_stops_when_the_certificate_the_site_names_is_missing(fresh_host):
+    fresh_host.run_expect([0], f"cp {snippet_path('ihs/apache/apache-tls-openssl.conf')} {SITE}"
+                               " && rm -f /etc/ssl/certs/www.example.com.crt")
+    result = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+    assert result.rc == 1, output(result)
+    assert "names the certificate '/etc/ssl/certs/www.example.com.crt', which does not exist" in result.stderr
+    assert fresh_host.run("test -e /etc/apache2/sites-enabled/tls.conf").rc == 1  # nothing enabled
+
+
+@pytest.mark.snippet(TEST_CA, checker="testinfra")
+def test_the_test_ca_signs_a_certificate_openssl_verifies_for_the_name(fresh_host):
+    made = fresh_host.run_expect([0], f"SERVER_NAME=tls.example.org bash {snippet_path(TEST_CA)} certificate")
+    assert "/root/test-ca/ca.crt" in made.stdout, output(made)
+    fresh_host.run_expect([0], "openssl verify -CAfile /root/test-ca/ca.crt -verify_hostname tls.example.org "
+                               "/etc/ssl/certs/tls.example.org.crt")
+    assert fresh_host.file("/etc/ssl/private/tls.example.org.key").mode == 0o600
+    assert fresh_host.file("/root/test-ca/ca.key").mode == 0o600
+
+
+@pytest.mark.snippet(TEST_CA, checker="testinfra")
+@pytest.mark.parametrize(("args", "message"), [
+    ("", "Usage:"),
+    ("sign", "Usage:"),
+    ("sign /nonexistent.csr", "Cannot read the certificate request /nonexistent.csr."),
+])
+def test_the_test_ca_stops_on_a_wrong_command_line(fresh_host, args, message):
+    result = fresh_host.run(f"bash {snippet_path(TEST_CA)} {args}")
+    assert result.rc in (1, 2), output(result)
+    assert message in result.stderr
+    assert fresh_host.run("test -e /root/test-ca").rc == 1  # stopped before making anything
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(KEY_STEP, checker="testinfra")
+def test_the_key_step_names_this_machines_library_when_the_file_names_ibm_zs(fresh_host):
+    """The reader's stumble: on amd64 the step blamed 'the other distribution's file'."""
+    put(fresh_host, OPENSSL_PKCS11_CONF, openssl_config("ubuntu-debian"))  # byte for byte: IBM Z's folder
+    result = fresh_host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path(KEY_STEP)}")
+    assert result.rc == 1, output(result)
+    assert ("the folder of another architecture; on this x86_64 machine it is "
+            "'/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so'") in result.stderr, output(result)

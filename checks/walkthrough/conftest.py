@@ -1,0 +1,22 @@
+"""``@pytest.mark.walk(*chapters)``: a walkthrough test of these chapters. Its snippet marker is added per host
+(clean_host's parameter), naming only the steps the walk acts on there (zrunbook.walkthrough.acting): a step a
+page declares s390x only is walked, and badged, on the s390x host alone."""
+
+import pytest
+
+from zrunbook import walkthrough
+
+TABS = walkthrough.DEBIAN_TABS
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "walk(*chapters): a walkthrough of these how-to chapters, in this order")
+
+
+def pytest_itemcollected(item):
+    mark = item.get_closest_marker("walk")
+    callspec = getattr(item, "callspec", None)
+    if mark is None or callspec is None or "clean_host" not in callspec.params:
+        return
+    arch = str(callspec.params["clean_host"]).rsplit("-", 1)[-1]
+    item.add_marker(pytest.mark.snippet(*walkthrough.acting(mark.args, TABS, arch), checker="walkthrough"))

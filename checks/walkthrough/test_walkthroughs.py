@@ -1,0 +1,86 @@
+"""How-to chapters walked as a reader walks them, on a clean Debian 13 host (issue: walkthrough tests).
+
+The host is the debootstrap base with nothing the checks add (no procps, no systemd-tmpfiles, no
+openCryptoki, no Apache) and an offline repository of the packages the pages may install. The steps are the
+pages' own snippets in page order, in the Current and Ubuntu/Debian tabs (zrunbook/walkthrough.py reads them
+from the pages): scripts run as root with the values a reader sets and the arguments the captions show,
+configuration files saved where the captions say. Steps a page declares for what the host lacks (IBM Z
+hardware, s390x, IBM HTTP Server) are passed over and listed. Then each walk's outcome.
+"""
+
+import shlex
+
+import pytest
+
+from zrunbook import walkthrough
+from zrunbook.crypto import token_flags
+from zrunbook.hosts.apache import QEMU_SIGALGS
+from zrunbook.hosts.steps import arch
+from zrunbook.hosts.token import LABEL, PINS
+
+TABS = walkthrough.DEBIAN_TABS
+SERVICE_USER = "wasadmin"
+# What the pages ask the reader to set: the service user, the token's label and PINs, the test CA's certificate.
+READER = {"SERVICE_USER": SERVICE_USER, "TOKEN_LABEL": LABEL, "CA_FILE": "/root/test-ca/ca.crt", **PINS}
+
+
+def walk(host, *chapters: str, extra: dict | None = None) -> walkthrough.Report:
+    # The reader's own precondition, which the crypto page states: the service user exists.
+    host.run_expect([0], f"useradd -m {SERVICE_USER}")
+    env = {**READER, **(extra or {})}
+    total = walkthrough.Report()
+    for name in chapters:
+        report = walkthrough.walk_chapter(host, name, TABS, env, arch=arch(host))
+        total.ran += report.ran
+        total.passed_over += report.passed_over
+        print(f"{name}: {report.summary()}")
+        assert report.failed is None, report.failed
+    return total
+
+
+def token_slot(pkcsconf_t: str, label: str) -> str:
+    """The slot number of the token labelled label in pkcsconf -t's output."""
+    slot = None
+    for line in pkcsconf_t.splitlines():
+        if line.startswith("Token #"):
+            slot = line.split("#", 1)[1].split()[0]
+        elif line.strip() == f"Label: {label}":
+            return slot
+    raise AssertionError(f"no token labelled {label}:\n{pkcsconf_t}")
+
+
+@pytest.mark.walk("crypto")
+def test_the_crypto_chapter_walks_on_a_clean_host(clean_host):
+    walk(clean_host, "crypto")
+    # The outcome, as the service user with only what the pages gave it (runuser reads its groups anew).
+    as_user = f"runuser -u {SERVICE_USER} --"
+    listed = clean_host.run(f"{as_user} pkcsconf -t")
+    assert listed.rc == 0, listed.stdout + listed.stderr
+    slot = token_slot(listed.stdout, LABEL)
+    flags = clean_host.run(f"{as_user} pkcsconf -t -c {slot}")
+    assert token_flags.problems(token_flags.flags_in(flags.stdout)) == [], flags.stdout
+    stored = clean_host.run(f"{as_user} env PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} "
+                            f"p11sak generate-key aes 256 --slot {slot} --label walk")
+    assert stored.rc == 0, stored.stdout + stored.stderr
+
+
+@pytest.mark.walk("crypto", "ihs")
+def test_the_apache_pages_walk_on_a_clean_host_after_the_crypto_chapter(clean_host):
+    """The IHS chapter's Apache pages after the crypto chapter (the token page's stated precondition). The
+    session page's check (run as a step, with the caption's arguments) is the outcome: returning clients
+    resume. On s390x the site at the end is the token page's, so its key is also shown non-extractable."""
+    s390x = arch(clean_host) == "s390x"
+    # Under qemu the ICA token cannot hash with SHA-256: the client offers SHA-512 schemes (the page says so).
+    report = walk(clean_host, "crypto", "ihs", extra={"SIGALGS": QEMU_SIGALGS} if s390x else None)
+    assert any("check-session-resumption.sh" in step for step in report.ran), report.ran
+    assert sum("needs IBM HTTP Server" in p for p in report.passed_over) >= 6, report.passed_over
+    site = clean_host.file("/etc/apache2/sites-enabled/tls.conf").content_string
+    assert ("pkcs11:token=" in site) == s390x, site
+    if s390x:
+        as_httpd = "runuser -u www-data --"
+        slot = token_slot(clean_host.check_output(f"{as_httpd} pkcsconf -t"), LABEL)
+        listed = clean_host.run(f"{as_httpd} env PKCS11_USER_PIN={shlex.quote(PINS['TOKEN_USER_PIN'])} "
+                                f"p11sak list-key rsa --slot {slot} --label apachekey --long")
+        assert listed.rc == 0, listed.stdout + listed.stderr
+        for attribute in ("CKA_SENSITIVE: CK_TRUE", "CKA_EXTRACTABLE: CK_FALSE", "CKA_NEVER_EXTRACTABLE: CK_TRUE"):
+            assert attribute in listed.stdout, listed.stdout

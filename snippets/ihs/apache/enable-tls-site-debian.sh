@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Ubuntu/Debian: enable the TLS site saved as /etc/apache2/sites-available/tls.conf with the modules it uses,
+# check the whole configuration, then stop and start httpd (a full start: mod_ssl sets up its session cache
+# only then). Run as root, again after each change to the site.
+set -euo pipefail
+
+site=/etc/apache2/sites-available/tls.conf
+[[ $EUID -eq 0 ]] || { echo "Run this as root." >&2; exit 1; }
+for cmd in a2enmod a2ensite apache2ctl; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is missing: install Apache (apt-get install apache2)." >&2; exit 1; }
+done
+[[ -f "$site" ]] || { echo "$site does not exist: save the site configuration there first." >&2; exit 1; }
+
+# The certificate and the key the site names must be there (a key given as a pkcs11: URI lives in the token).
+value() { awk -v key="$1" '$1 == key {v = $2} END {gsub(/"/, "", v); print v}' "$site"; }
+cert=$(value SSLCertificateFile)
+key=$(value SSLCertificateKeyFile)
+[[ -n "$cert" && -r "$cert" ]] ||
+  { echo "The site names the certificate '$cert', which does not exist: save your CA's certificate there." >&2; exit 1; }
+if [[ "$key" != pkcs11:* ]]; then
+  [[ -n "$key" && -r "$key" ]] ||
+    { echo "The site names the key '$key', which does not exist: put the certificate's key there." >&2; exit 1; }
+fi
+
+a2enmod -q ssl headers http2
+a2ensite -q tls
+apache2ctl -t
+# Without systemd (a container) apache2ctl starts httpd itself; with systemd it asks systemctl.
+pidfile=/run/apache2/apache2.pid
+running() { [[ -s $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+if running; then
+  apache2ctl stop
+  for _ in $(seq 50); do running || break; sleep 0.2; done
+fi
+apache2ctl start
+for _ in $(seq 50); do running && break; sleep 0.2; done
+if ! running; then
+  echo "httpd did not stay up; the end of its error log:" >&2
+  tail -n 5 /var/log/apache2/error.log >&2
+  exit 1
+fi
+echo "httpd serves $site"
