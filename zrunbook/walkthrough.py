@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
@@ -38,10 +38,15 @@ NEEDS = {
     "ibm-z": "needs IBM Z hardware",
     "s390x": "s390x only",
     "ihs": "needs IBM HTTP Server",
+    "db2": "needs Db2",
+    "websphere": "needs WebSphere Application Server",
+    "webseal": "needs WebSEAL",
+    "liberty": "needs Liberty installed",
     "openssl-3.0": "only with OpenSSL 3.0 or 3.1",
+    "own-kernel": "needs the machine's own kernel, not a container's",
 }
-# What each check host has of NEEDS: no container here has an AP bus or an adapter, IHS cannot be installed,
-# and both run Debian 13's OpenSSL 3.5.
+# What each check host has of NEEDS: no container here has an AP bus or an adapter, none of IBM's products can
+# be installed in one, both run Debian 13's OpenSSL 3.5, and a container cannot set kernel parameters.
 HAS = {"amd64": {"s390x": False}, "s390x": {"s390x": True}}
 _MD = MarkdownIt("commonmark").use(colon_fence_plugin)
 _DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
@@ -196,7 +201,9 @@ def walk_chapter(host, name: str, tabs: tuple[str, ...], env: dict[str, str], *,
             else:
                 # Each step in a new root login shell, as the pages ask after the install (root's groups are
                 # read at login: the pkcs11 group the install gives root counts only from the next login).
-                script = f"cd / && env {assignments} bash {snippets_in_container}/{step.snippet} {step.args}"
+                # In the snippet's folder, as in the reader's download folder: a file argument (:run:) is found.
+                folder = PurePosixPath(snippets_in_container, step.snippet).parent
+                script = f"cd {folder} && env {assignments} bash {snippets_in_container}/{step.snippet} {step.args}"
                 command = f"su - root -c {shlex.quote(script.rstrip())}"
             result = host.run(command)
             if result.rc != 0:

@@ -90,6 +90,8 @@ def test_pkcsconf_shows_the_ica_token_before_and_after_initialisation(fresh_host
     after = fresh_host.check_output(f"pkcsconf -t -c {ICA_SLOT}")
     assert token_flags.problems(token_flags.flags_in(before))
     assert token_flags.problems(token_flags.flags_in(after)) == []
+    # What the page says under the shown output: the raw line ends '|', backspace, ')'; a terminal shows ')'.
+    assert re.search(r"^\tFlags: .*\|\x08\)$", before, re.M), repr(before)
     failures = []
     for rel, text in (("crypto/token/pkcsconf-t.before.out", before), ("crypto/token/pkcsconf-t.after.out", after)):
         try:

@@ -94,6 +94,19 @@ def test_the_http2_and_hsts_check_fails_on_the_2013_equivalent_site(fresh_host):
     assert http2_and_hsts(fresh_host, ca) == ("1.1", "")
 
 
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet("ihs/apache/enable-tls-site-debian.sh", checker="apache-tls")
+def test_http2_enabled_for_another_site_breaks_http2_clients_of_the_2013_site(fresh_host):
+    """Why the site step enables mod_http2 only for a site with a Protocols h2 line: Debian's http2.conf then
+    offers h2 to every site, and h2 refuses the 2013 suite (AES256-SHA), so an HTTP/2 client fails."""
+    ca = serve_files(fresh_host, "ihs/apache/apache-tls-2013-equivalent.conf")
+    assert fresh_host.run("test -e /etc/apache2/mods-enabled/http2.load").rc == 1  # the step left it off
+    fresh_host.run_expect([0], "a2enmod -q http2 && apache2ctl restart")
+    r = fresh_host.run(f"curl -sS -o /dev/null --http2 --cacert {ca} --resolve www.example.com:443:127.0.0.1 "
+                       "https://www.example.com/")
+    assert r.rc != 0, r.stdout + r.stderr
+
+
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_site_serves_only_tls12_and_tls13_with_the_key_in_the_token(fresh_host):
@@ -250,3 +263,34 @@ def test_key_step_leaves_an_existing_private_folder_and_its_group_alone(fresh_ho
     assert (folder.user, folder.group, folder.mode) == ("root", "ssl-cert", 0o710)
     assert (fresh_host.file(pin).group, fresh_host.file(pin).mode) == ("www-data", 0o640)
     assert fresh_host.run(f"runuser -u www-data -- cat {pin}").rc == 0  # httpd's user reaches it through ssl-cert
+
+
+def scan_with_testssl(host, site: str) -> dict[str, str]:
+    """A second, independent scanner: Debian's testssl.sh (3.2, in the amd64 image) inside the container against
+    its own httpd, trusting the test CA. Returns its flat JSON findings as id -> finding."""
+    ca = serve_files(host, site)
+    run = host.run(f"testssl --quiet --color 0 --warnings off --add-ca {ca} --ip 127.0.0.1 "
+                   "--jsonfile /tmp/testssl.json https://www.example.com/")
+    assert host.file("/tmp/testssl.json").exists, run.stdout[-3000:] + run.stderr
+    findings = json.loads(host.file("/tmp/testssl.json").content_string)
+    return {f["id"]: f["finding"] for f in findings}
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SITE, checker="apache-tls")
+def test_testssl_rates_the_openssl_site_a_plus_with_no_grade_cap(fresh_host):
+    found = scan_with_testssl(fresh_host, SITE)
+    assert found.get("overall_grade") == "A+", {k: v for k, v in found.items() if "grade" in k or "score" in k}
+    assert not [k for k in found if k.startswith("grade_cap_reason")], found
+    assert found.get("HSTS_time", "").startswith("730 days"), found.get("HSTS_time")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet("ihs/apache/apache-tls-2013-equivalent.conf", checker="apache-tls")
+def test_testssl_caps_the_2013_choices_at_b(fresh_host):
+    found = scan_with_testssl(fresh_host, "ihs/apache/apache-tls-2013-equivalent.conf")
+    assert found.get("overall_grade") == "B", found.get("overall_grade")
+    caps = {v for k, v in found.items() if k.startswith("grade_cap_reason")}
+    assert {"Grade capped to B. TLS 1.0 offered", "Grade capped to B. TLS 1.1 offered",
+            "Grade capped to B. Forward Secrecy (FS) is not supported",
+            "Grade capped to A. HSTS is not offered"} <= caps

@@ -64,10 +64,10 @@ def host_packages(arch: str) -> list[str]:
     repository holds them and their dependencies)."""
     text = CONTAINERFILE.read_text(encoding="utf-8").replace("\\\n", " ")
     found = re.search(r'pkgs="([^"$]+)"', text)
-    extra = re.search(r'if \[ "\$ARCH" = s390x \]; then pkgs="\$pkgs ([^"]+)"', text)
+    extra = re.search(rf'if \[ "\$ARCH" = {re.escape(arch)} \]; then pkgs="\$pkgs ([^"]+)"', text)
     if found is None:
         raise ValueError(f"{CONTAINERFILE}: no pkgs=\"...\" list")
-    return found.group(1).split() + (extra.group(1).split() if extra and arch == "s390x" else [])
+    return found.group(1).split() + (extra.group(1).split() if extra else [])
 SNIPPETS_IN_CONTAINER = "/snippets"
 
 SUITE = "trixie"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ubuntu/Debian: enable the TLS site saved as /etc/apache2/sites-available/tls.conf with the modules it uses,
+# Ubuntu/Debian: enable the TLS site saved as /etc/apache2/sites-available/tls.conf and the modules it uses,
 # check the whole configuration, then stop and start httpd (a full start: mod_ssl sets up its session cache
 # only then). Run as root, again after each change to the site.
 set -euo pipefail
@@ -22,7 +22,12 @@ if [[ "$key" != pkcs11:* ]]; then
     { echo "The site names the key '$key', which does not exist: put the certificate's key there." >&2; exit 1; }
 fi
 
-a2enmod -q ssl headers http2
+# The modules the site uses: mod_ssl, mod_headers for Header lines, mod_http2 for a Protocols line with h2
+# (Debian's http2.conf then also offers h2 to every other site; leave it off for a site without that line).
+modules=(ssl)
+grep -Eq '^[[:space:]]*Header[[:space:]]' "$site" && modules+=(headers)
+grep -Eq '^[[:space:]]*Protocols[[:space:]].*\bh2\b' "$site" && modules+=(http2)
+a2enmod -q "${modules[@]}"
 a2ensite -q tls
 apache2ctl -t
 # Without systemd (a container) apache2ctl starts httpd itself; with systemd it asks systemctl.
