@@ -23,6 +23,7 @@ extensions = [
     "pdfparts",
     "a11y",
     "outcome",
+    "walked",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]

@@ -110,6 +110,24 @@ def chapter(name: str, docs: Path = DOCS) -> list[str]:
     raise ValueError(f"docs/how-to/{name}/index.md has no toctree")
 
 
+def after(name: str, docs: Path = DOCS) -> list[str]:
+    """The chapters a reader walks before this one, as its index page declares them (``{walked}`` with
+    ``:after: crypto ihs``), each with its own in front: the order a walk of this chapter takes."""
+    index = (docs / "how-to" / name / "index.md").read_text(encoding="utf-8")
+    for token in _MD.parse(index):
+        if token.type in ("fence", "colon_fence") and token.info.strip() == "{walked}":
+            options = dict(_OPTION.match(s).groups() for s in token.content.splitlines() if _OPTION.match(s))
+            order: list[str] = []
+            for before in options.get("after", "").split():
+                order += [c for c in (*after(before, docs), before) if c not in order]
+            return order
+    raise ValueError(f"docs/how-to/{name}/index.md has no {{walked}} block: say what a walk of it starts after")
+
+
+def walk_order(name: str, docs: Path = DOCS) -> tuple[str, ...]:
+    return (*after(name, docs), name)
+
+
 def steps(page: str, tabs: tuple[str, ...], docs: Path = DOCS) -> Walk:
     walk = Walk([], [])
     text = (docs / f"{page}.md").read_text(encoding="utf-8")

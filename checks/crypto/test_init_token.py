@@ -115,6 +115,19 @@ def test_a_wrong_initial_so_pin_stops_and_says_the_token_is_not_initialised(fres
 
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_the_factory_so_pin_as_the_new_one_stops_before_anything_changes(fresh_host):
+    """The reader's stumble: pkcsconf refused it with CKR_PIN_INVALID after the token was initialised."""
+    start_pkcsslotd(fresh_host)
+    before = flags(fresh_host)
+    result = init_token(fresh_host, TOKEN_SO_PIN=FACTORY_SO_PIN)
+    assert result.rc == 1, said(result)
+    assert "TOKEN_SO_PIN is the factory SO PIN" in result.stderr
+    assert "Nothing was changed" in result.stderr
+    assert flags(fresh_host) == before
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_wrong_so_pin_stops_before_the_user_pin_and_says_so(fresh_host):
     start_pkcsslotd(fresh_host)
     leave_token_without_user_pin(fresh_host)

@@ -11,11 +11,12 @@ from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
 from zrunbook.hosts.steps import snippet_path
 from zrunbook.hosts.token import PINS
 from zrunbook.hosts.util import output
-from zrunbook.ihs.distro_paths import openssl_config
+from zrunbook.ihs.distro_paths import on_host, openssl_config
 
 SITE_STEP = "ihs/apache/enable-tls-site-debian.sh"
 TEST_CA = "ihs/apache/test-ca.sh"
 KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
+INSTALL_PROVIDER = "ihs/apache/install-pkcs11-provider-debian.sh"
 SITE = "/etc/apache2/sites-available/tls.conf"
 
 
@@ -69,3 +70,22 @@ def test_the_key_step_names_this_machines_library_when_the_file_names_ibm_zs(fre
     assert result.rc == 1, output(result)
     assert ("the folder of another architecture; on this x86_64 machine it is "
             "'/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so'") in result.stderr, output(result)
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(KEY_STEP, checker="testinfra")
+def test_the_key_step_says_to_install_pkcs11_provider_when_it_does_not_load(fresh_host):
+    """The s390x walk's stumble: the page assumed the package, no step installed it, and openssl req then
+    said only 'No store loader found'."""
+    put(fresh_host, OPENSSL_PKCS11_CONF, on_host(fresh_host, openssl_config("ubuntu-debian")))
+    modules = fresh_host.check_output("openssl version -m").split('"')[1]  # MODULESDIR: "/usr/lib/.../ossl-modules"
+    fresh_host.run_expect([0], f"rm -f {modules}/pkcs11.so")
+    result = fresh_host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path(KEY_STEP)}")
+    assert result.rc == 1, output(result)
+    assert "install the pkcs11-provider package" in result.stderr, output(result)
+
+
+@pytest.mark.snippet(INSTALL_PROVIDER, checker="testinfra")
+def test_the_provider_step_finds_the_module_where_openssl_loads_providers(fresh_host):
+    done = fresh_host.run_expect([0], f"bash {snippet_path(INSTALL_PROVIDER)}")
+    assert "/ossl-modules/pkcs11.so" in done.stdout, output(done)

@@ -1,10 +1,11 @@
 """The walkthrough's sequence is read from the pages: toctree order, page order, the chosen tabs."""
 
-from zrunbook import walkthrough
+from zrunbook import ROOT, walkthrough
+from zrunbook.guide import outcomes
 
 FENCE = "`" * 3
 
-INDEX = f"# Chapter\n\n{FENCE}{{toctree}}\n:maxdepth: 1\n\nsecond\nfirst\n{FENCE}\n"
+INDEX = f"# Chapter\n\n{FENCE}{{walked}}\n{FENCE}\n\n{FENCE}{{toctree}}\n:maxdepth: 1\n\nsecond\nfirst\n{FENCE}\n"
 FIRST = f"""# First
 
 {FENCE}{{snippet}} demo/a.sh
@@ -76,3 +77,17 @@ def test_save_as_and_run_are_read_and_a_walk_acts_only_on_what_the_host_has(tmp_
     assert walkthrough.acting(("demo",), ("Current",), "amd64", root) == ["demo/a.sh", "demo/site.conf"]
     assert walkthrough.acting(("demo",), ("Current",), "s390x", root) == ["demo/a.sh", "demo/check.sh",
                                                                           "demo/site.conf"]
+
+
+def test_a_walk_starts_after_the_chapters_the_index_names_and_theirs(tmp_path):
+    root = docs(tmp_path)
+    for name, after in (("base", ""), ("middle", ":after: base\n"), ("top", ":after: middle base\n")):
+        (root / "how-to" / name).mkdir()
+        (root / "how-to" / name / "index.md").write_text(f"# {name}\n\n{FENCE}{{walked}}\n{after}{FENCE}\n")
+    assert walkthrough.walk_order("top", root) == ("base", "middle", "top")
+    assert walkthrough.walk_order("demo", root) == ("demo",)
+
+
+def test_every_real_how_to_chapter_says_where_its_walk_starts():
+    for name in outcomes.chapters(ROOT / "docs"):
+        assert walkthrough.walk_order(name)[-1] == name

@@ -25,12 +25,13 @@ SERVICE_USER = "wasadmin"
 READER = {"SERVICE_USER": SERVICE_USER, "TOKEN_LABEL": LABEL, "CA_FILE": "/root/test-ca/ca.crt", **PINS}
 
 
-def walk(host, *chapters: str, extra: dict | None = None) -> walkthrough.Report:
+def walk(host, chapter: str, extra: dict | None = None) -> walkthrough.Report:
+    """The chapter after those its index page names (walk_order), as the test's walk marker says."""
     # The reader's own precondition, which the crypto page states: the service user exists.
     host.run_expect([0], f"useradd -m {SERVICE_USER}")
     env = {**READER, **(extra or {})}
     total = walkthrough.Report()
-    for name in chapters:
+    for name in walkthrough.walk_order(chapter):
         report = walkthrough.walk_chapter(host, name, TABS, env, arch=arch(host))
         total.ran += report.ran
         total.passed_over += report.passed_over
@@ -65,14 +66,14 @@ def test_the_crypto_chapter_walks_on_a_clean_host(clean_host):
     assert stored.rc == 0, stored.stdout + stored.stderr
 
 
-@pytest.mark.walk("crypto", "ihs")
+@pytest.mark.walk("ihs")
 def test_the_apache_pages_walk_on_a_clean_host_after_the_crypto_chapter(clean_host):
     """The IHS chapter's Apache pages after the crypto chapter (the token page's stated precondition). The
     session page's check (run as a step, with the caption's arguments) is the outcome: returning clients
     resume. On s390x the site at the end is the token page's, so its key is also shown non-extractable."""
     s390x = arch(clean_host) == "s390x"
     # Under qemu the ICA token cannot hash with SHA-256: the client offers SHA-512 schemes (the page says so).
-    report = walk(clean_host, "crypto", "ihs", extra={"SIGALGS": QEMU_SIGALGS} if s390x else None)
+    report = walk(clean_host, "ihs", extra={"SIGALGS": QEMU_SIGALGS} if s390x else None)
     assert any("check-session-resumption.sh" in step for step in report.ran), report.ran
     assert sum("needs IBM HTTP Server" in p for p in report.passed_over) >= 6, report.passed_over
     site = clean_host.file("/etc/apache2/sites-enabled/tls.conf").content_string
@@ -97,20 +98,20 @@ def test_the_db2_chapter_walks_on_a_clean_host(clean_host):
     clean_host.run_expect([0], "test -e /usr/lib/$(uname -m)-linux-gnu/libaio.so.1")
 
 
-@pytest.mark.walk("crypto", "was")
+@pytest.mark.walk("was")
 def test_the_websphere_chapter_walks_on_a_clean_host_after_the_crypto_chapter(clean_host):
     """The open-files page (its check is a step) and the token group; WebSphere's own steps are listed."""
-    report = walk(clean_host, "crypto", "was")
+    report = walk(clean_host, "was")
     assert any("check-nofile-limit.sh" in step for step in report.ran), report.ran
     assert "pkcs11" in clean_host.check_output(f"id -nG {SERVICE_USER}").split()
     assert sum("needs WebSphere Application Server" in p for p in report.passed_over) >= 5, report.passed_over
 
 
-@pytest.mark.walk("crypto", "ihs", "webseal")
+@pytest.mark.walk("webseal")
 def test_the_webseal_chapter_walks_on_a_clean_host_after_the_crypto_and_ihs_chapters(clean_host):
     """WebSEAL's pages after the chapters they build on: the token step again (it leaves a token initialised
     with the same label alone) and the junction's Apache modules; WebSEAL's own steps are listed."""
-    report = walk(clean_host, "crypto", "ihs", "webseal")
+    report = walk(clean_host, "webseal")
     modules = clean_host.check_output("apache2ctl -M 2>/dev/null")
     for module in ("ssl_module", "proxy_module", "proxy_http_module", "headers_module"):
         assert module in modules, modules
@@ -123,5 +124,6 @@ def test_the_cics_tg_chapter_has_no_step_a_debian_host_can_run_and_says_why(clea
     report = walk(clean_host, "ctg")
     assert report.ran == [], report.ran
     declared = [o for o in outcomes.declared(ROOT / "docs") if o.page.startswith("how-to/ctg/")]
+    assert walkthrough.walk_order("ctg") == ("ctg",)
     assert declared, "the CICS TG chapter declares no outcome"
     assert all(o.not_run_here for o in declared), declared

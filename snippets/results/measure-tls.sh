@@ -32,7 +32,8 @@ done
 HTTPD=$(command -v apache2 || command -v httpd || true)
 [[ -n $HTTPD ]] || { echo "Neither apache2 nor httpd is installed: install Apache httpd with mod_ssl." >&2; exit 1; }
 MODDIR=""
-for d in "$(apxs -q LIBEXECDIR 2>/dev/null || true)" /usr/lib/apache2/modules /usr/lib64/httpd/modules /usr/lib64/apache2; do
+# apxs (httpd's development package) knows the folder where it is installed; otherwise the usual places.
+for d in "$(command -v apxs >/dev/null && apxs -q LIBEXECDIR 2>/dev/null || true)" /usr/lib/apache2/modules /usr/lib64/httpd/modules /usr/lib64/apache2; do
     [[ -n $d && -f $d/mod_ssl.so ]] && { MODDIR=$d; break; }
 done
 [[ -n $MODDIR ]] || { echo "mod_ssl.so was not found: install mod_ssl (RHEL) or apache2 (Debian, SLES)." >&2; exit 1; }

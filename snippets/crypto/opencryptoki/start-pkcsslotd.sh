@@ -4,7 +4,9 @@
 set -euo pipefail
 
 [[ $EUID -eq 0 ]] || { echo "Run this as root: pkcsslotd is a system service." >&2; exit 1; }
-command -v pkcsslotd >/dev/null || { echo "pkcsslotd is missing: install openCryptoki first." >&2; exit 1; }
+for cmd in pkcsslotd pkcsconf; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is missing: install openCryptoki first." >&2; exit 1; }
+done
 # openCryptoki serves only members of pkcs11, root included. Its package adds root to the group, but a shell
 # started before the install does not have it yet (every openCryptoki call then fails with CKR_HOST_MEMORY).
 if ! id -Gn | tr ' ' '\n' | grep -qx pkcs11; then
@@ -16,7 +18,7 @@ fi
 # The daemon counts as up only when it answers: pkcsconf -s lists the slots through its socket.
 answers() { pkcsconf -s >/dev/null 2>&1; }
 
-if [[ -d /run/systemd/system ]]; then
+if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then  # systemd runs (its package has systemctl)
   systemctl enable --now pkcsslotd.service
 elif ! answers; then
   # No systemd (a container): create /run/opencryptoki and the lock directories as the unit's tmpfiles rule

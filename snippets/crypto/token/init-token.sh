@@ -101,6 +101,12 @@ step() {
   fi
 }
 
+# The token refuses to keep its factory SO PIN (CKR_PIN_INVALID when "replaced" by the same digits): say so first.
+if has "$SO_PIN_TO_BE_CHANGED" && [[ "$TOKEN_SO_PIN" == "$initial_so_pin" ]]; then
+  die "TOKEN_SO_PIN is the factory SO PIN, which the token refuses to keep (pkcsconf would say CKR_PIN_INVALID):" \
+    "choose another SO PIN. Nothing was changed. Now $(state)"
+fi
+
 changed=no
 if has "$TOKEN_INITIALIZED"; then
   label=$(token_field "$slot" Label)

@@ -2,6 +2,7 @@
 # A/B test of OpenSSL's own CPACF path: SHA-512 with the machine's capabilities, then with CPACF SHA
 # and the Crypto Express offload masked off through OPENSSL_s390xcap. Any user; IBM Z only.
 set -euo pipefail
+command -v openssl >/dev/null || { echo "openssl is missing: install the openssl package." >&2; exit 1; }
 
 [[ "$(uname -m)" == s390x ]] || { echo "OPENSSL_s390xcap only means something on IBM Z (s390x)." >&2; exit 1; }
 seconds="${SECONDS_PER_RUN:-3}"

@@ -4,6 +4,7 @@
 set -euo pipefail
 conf=${1:?usage: load-ipc-sysctl.sh FILE.conf}
 dir=${SYSCTL_DIR:-/etc/sysctl.d}
+command -v sysctl >/dev/null || { echo "sysctl is missing: install procps (the package that has sysctl)" >&2; exit 1; }
 [ -r "$conf" ] || { echo "cannot read $conf: give the path of the sysctl file to install" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "run this as root: changing kernel parameters needs it" >&2; exit 1; }
 target="$dir/$(basename "$conf")"

@@ -5,7 +5,9 @@
 # DB2COMM=SSL instead (then the unencrypted port closes).
 set -euo pipefail
 
-command -v db2 >/dev/null || { echo "db2 is not on PATH: run this as the instance owner (. ~/sqllib/db2profile)." >&2; exit 1; }
+for cmd in db2 db2set db2stop db2start; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is not on PATH: run this as the instance owner (. ~/sqllib/db2profile)." >&2; exit 1; }
+done
 
 db2 "UPDATE DBM CFG USING SSL_SVR_KEYDB $HOME/sqllib/security/server.p12 SSL_SVR_STASH $HOME/sqllib/security/server.sth SSL_SVR_LABEL db2server"
 db2 "UPDATE DBM CFG USING SVCENAME 50000 SSL_SVCENAME 50001"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 [[ "$(uname -m)" == s390x ]] || { echo "This check is for Linux on IBM Z (s390x); this machine is $(uname -m)." >&2; exit 1; }
-command -v openssl >/dev/null || { echo "openssl is not installed." >&2; exit 1; }
+command -v openssl >/dev/null || { echo "openssl is not installed: install the openssl package." >&2; exit 1; }
 
 # A: the capability vector OpenSSL detected; B: everything masked (z900 = no CPACF functions, nocex = no CEX).
 off="z900;nocex"
@@ -19,6 +19,9 @@ echo "AES-256-GCM, 16 KiB blocks: A $(speed) vs B $(OPENSSL_s390xcap="$off" spee
 requests() { lszcrypt 2>/dev/null | awk 'NR > 2 && $4 == "online" {n += $5} END {print n + 0}'; }
 if [[ ! -e /dev/z90crypt ]]; then
     echo "CEX: no /dev/z90crypt (zcrypt not loaded or no adapter): OpenSSL's RSA runs in software"
+elif ! command -v lszcrypt >/dev/null; then
+    echo "CEX: lszcrypt is missing, so the adapter's request counters cannot be read: install s390-tools" >&2
+    exit 1
 elif [[ ! -r /dev/z90crypt || ! -w /dev/z90crypt ]]; then
     echo "CEX: /dev/z90crypt exists but $(id -un) cannot open it read-write: RSA falls back to software"
 else

@@ -50,6 +50,10 @@ if [[ ! -f "$module" ]]; then
     fi
     exit 1
 fi
+# pkcs11-provider's module must be where OpenSSL loads providers from (openssl version -m).
+modules=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
+[[ -f "$modules/pkcs11.so" ]] || { echo "pkcs11-provider is missing (no pkcs11.so in $modules):" \
+    "install the pkcs11-provider package." >&2; exit 1; }
 if [[ -z "$APACHE_GROUP" ]] || ! getent group "$APACHE_GROUP" >/dev/null; then
     echo "httpd's group ${APACHE_GROUP:-(apache, www or www-data)} does not exist: install httpd or set APACHE_GROUP." >&2
     exit 1

@@ -17,6 +17,8 @@ if [[ -f /etc/apache2/envvars ]]; then
         echo "added to /etc/apache2/envvars: $line"
     fi
 else
+    command -v systemctl >/dev/null ||
+        { echo "No /etc/apache2/envvars and no systemctl: give httpd OPENSSL_CONF in its start script (install systemd or see the page)." >&2; exit 1; }
     unit=httpd.service
     [[ -f /usr/lib/systemd/system/apache2.service ]] && unit=apache2.service   # SLES
     mkdir -p "/etc/systemd/system/$unit.d"

@@ -15,6 +15,7 @@ if [ ! -x "$IHS_ROOT/bin/gskcmd" ]; then
     echo "gskcmd is not in $IHS_ROOT/bin: set IHS_ROOT to the IBM HTTP Server installation" >&2
     exit 1
 fi
+command -v pgrep >/dev/null || { echo "pgrep is missing: install procps." >&2; exit 1; }
 if ! pgrep -x pkcsslotd >/dev/null; then
     echo "pkcsslotd is not running: start it (rcpkcsslotd start on SLES 11)" >&2
     exit 1

@@ -27,6 +27,7 @@ if [ ! -f "$PKCS11_LIB" ]; then
     echo "openCryptoki's library $PKCS11_LIB does not exist (RHEL/SLES have $RHEL_SLES_LIB, Ubuntu/Debian $UBUNTU_DEBIAN_LIB): install openCryptoki or set PKCS11_LIB" >&2
     exit 1
 fi
+command -v pkcsconf >/dev/null || { echo "pkcsconf is missing: install openCryptoki." >&2; exit 1; }
 if ! pkcsconf -s >/dev/null 2>&1; then
     echo "pkcsslotd is not running or does not answer this shell: start it (systemctl start pkcsslotd)" >&2
     exit 1

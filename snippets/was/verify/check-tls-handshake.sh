@@ -12,6 +12,7 @@ fi
 : "${CA_FILE:?set CA_FILE to the PEM file of the certificate that signed the server certificate}"
 [[ -r "$CA_FILE" ]] || { echo "Cannot read CA_FILE=$CA_FILE." >&2; exit 1; }
 
+command -v curl >/dev/null || { echo "curl is missing: install curl." >&2; exit 1; }
 # curl -v writes the handshake to stderr; keep the lines that answer the questions.
 if ! out=$(curl -sS -v -o /dev/null --cacert "$CA_FILE" "https://$target$path" 2>&1); then
   printf '%s\n' "$out" | grep -E '^\* (TLS|SSL|OpenSSL|curl|Connected|.*error)' >&2 || true

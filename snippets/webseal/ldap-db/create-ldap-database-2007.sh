@@ -4,7 +4,9 @@
 set -euo pipefail
 
 LDAP_SPACE_DIR="${LDAP_SPACE_DIR:-$HOME/ldapspace}"
-command -v db2 >/dev/null || { echo "db2 is not on PATH: source the instance's sqllib/db2profile first." >&2; exit 1; }
+for cmd in db2 db2set; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is not on PATH: source the instance's sqllib/db2profile first." >&2; exit 1; }
+done
 
 db2 "CREATE DATABASE ldapdb2 USING CODESET UTF-8 TERRITORY US"
 db2 "CONNECT TO ldapdb2"

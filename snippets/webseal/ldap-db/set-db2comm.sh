@@ -3,7 +3,9 @@
 # Run as the instance owner after create-ldap-database.clp; stops and starts the instance.
 set -euo pipefail
 
-command -v db2set >/dev/null || { echo "db2set is not on PATH: source the instance's sqllib/db2profile first." >&2; exit 1; }
+for cmd in db2set db2stop db2start; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is not on PATH: source the instance's sqllib/db2profile first." >&2; exit 1; }
+done
 grep -qw idsservice /etc/services ||
     { echo "idsservice is not in /etc/services: add 'idsservice 3700/tcp' (your port) as root first." >&2; exit 1; }
 

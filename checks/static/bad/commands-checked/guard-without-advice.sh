@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# A check that stops but does not say how to get the program.
+set -euo pipefail
+command -v curl >/dev/null || { echo "curl not found" >&2; exit 1; }
+curl -sS https://www.example.com/

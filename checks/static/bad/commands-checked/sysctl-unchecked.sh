@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The Db2 kernel page's load step before the lint: sysctl (procps) is not on a minimal system.
+set -euo pipefail
+conf=${1:?usage: load-ipc-sysctl.sh FILE.conf}
+install -D -m 0644 "$conf" "/etc/sysctl.d/$(basename "$conf")"
+sysctl -p "/etc/sysctl.d/$(basename "$conf")"
