@@ -152,10 +152,10 @@ class HostPool:
         ``clean``), labelled with the run and its owner and removed by ``remove(host)``, the run's sweep or
         the exit hook. run_args are further ``docker run`` options (``--user``, ``--cap-drop``...); the
         network stays ``none`` (Engine.start)."""
-        if clean:
-            image = self.walkthrough_image(host_name)
+        if state is not None:
+            image = self.prepared(host_name, state)  # on the clean host when state.clean
         else:
-            image = self.image(host_name) if state is None else self.prepared(host_name, state)
+            image = self.walkthrough_image(host_name) if clean else self.image(host_name)
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
         engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
@@ -170,7 +170,7 @@ class HostPool:
 
     def prepared(self, host_name: str, state: State) -> str:
         """The image of state on host_name, made now if no image has its inputs' tag (once per run)."""
-        base = self.image(host_name)
+        base = self.walkthrough_image(host_name) if state.clean else self.image(host_name)
         engine = self.engine()
         tag = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
 
@@ -181,7 +181,7 @@ class HostPool:
 
     def _make_state(self, engine: eng.Engine, host_name: str, state: State, tag: str) -> str:
         t0 = time.monotonic()
-        host = self.start(host_name)
+        host = self.start(host_name, clean=state.clean)
         try:
             result = state.prepare(host)
             state.stop(host)
@@ -356,8 +356,14 @@ def _record_index(request, pool: HostPool, name: str) -> None:
 @pytest.fixture(params=SELECTED, ids=str)
 def clean_host(request, zr_host_pool):
     """A new container of the clean walkthrough host (the debootstrap base, nothing the checks add, and an
-    offline repository of the packages the pages may install), removed after the test."""
-    h = zr_host_pool.start(request.param, clean=True)
+    offline repository of the packages the pages may install), removed after the test. A test marked
+    ``@pytest.mark.from_state(STATE)`` with a clean state (zrunbook/hosts/walks.py) starts where that state's
+    walk ended."""
+    marker = request.node.get_closest_marker("from_state")
+    state = marker.args[0] if marker else None
+    if state is not None and not state.clean:
+        raise pytest.UsageError(f"{request.node.nodeid}: clean_host takes clean states only, not {state.name}")
+    h = zr_host_pool.start(request.param, state=state, clean=True)
     _record_index(request, zr_host_pool, request.param)
     yield h
     zr_host_pool.remove(h)

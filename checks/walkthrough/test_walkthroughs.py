@@ -5,7 +5,8 @@ openCryptoki, no Apache) and an offline repository of the packages the pages may
 pages' own snippets in page order, in the Current and Ubuntu/Debian tabs (zrunbook/walkthrough.py reads them
 from the pages): scripts run as root with the values a reader sets and the arguments the captions show,
 configuration files saved where the captions say. Steps a page declares for what the host lacks (IBM Z
-hardware, s390x, IBM HTTP Server) are passed over and listed. Then each walk's outcome.
+hardware, s390x, an IBM product) are passed over and listed. A chapter walked after others (its index page's
+``{walked} :after:``) starts where their walk ended (zrunbook/hosts/walks.py WALKED). Then each walk's outcome.
 """
 
 import shlex
@@ -15,29 +16,9 @@ import pytest
 from zrunbook import ROOT, walkthrough
 from zrunbook.crypto import token_flags
 from zrunbook.guide import outcomes
-from zrunbook.hosts.apache import QEMU_SIGALGS
 from zrunbook.hosts.steps import arch
 from zrunbook.hosts.token import LABEL, PINS
-
-TABS = walkthrough.DEBIAN_TABS
-SERVICE_USER = "wasadmin"
-# What the pages ask the reader to set: the service user, the token's label and PINs, the test CA's certificate.
-READER = {"SERVICE_USER": SERVICE_USER, "TOKEN_LABEL": LABEL, "CA_FILE": "/root/test-ca/ca.crt", **PINS}
-
-
-def walk(host, chapter: str, extra: dict | None = None) -> walkthrough.Report:
-    """The chapter after those its index page names (walk_order), as the test's walk marker says."""
-    # The reader's own precondition, which the crypto page states: the service user exists.
-    host.run_expect([0], f"useradd -m {SERVICE_USER}")
-    env = {**READER, **(extra or {})}
-    total = walkthrough.Report()
-    for name in walkthrough.walk_order(chapter):
-        report = walkthrough.walk_chapter(host, name, TABS, env, arch=arch(host))
-        total.ran += report.ran
-        total.passed_over += report.passed_over
-        print(f"{name}: {report.summary()}")
-        assert report.failed is None, report.failed
-    return total
+from zrunbook.hosts.walks import SERVICE_USER, WALKED, walk
 
 
 def token_slot(pkcsconf_t: str, label: str) -> str:
@@ -49,6 +30,13 @@ def token_slot(pkcsconf_t: str, label: str) -> str:
         elif line.strip() == f"Label: {label}":
             return slot
     raise AssertionError(f"no token labelled {label}:\n{pkcsconf_t}")
+
+
+def test_each_walk_starts_where_the_chapters_before_it_ended():
+    """The states the later walks start from are the walks of the chapters their index pages name."""
+    assert walkthrough.walk_order("ihs")[:-1] == walkthrough.walk_order("crypto")
+    assert walkthrough.walk_order("webseal")[:-1] == walkthrough.walk_order("ihs")
+    assert walkthrough.walk_order("was")[:-1] == walkthrough.walk_order("crypto")
 
 
 @pytest.mark.walk("crypto")
@@ -67,13 +55,13 @@ def test_the_crypto_chapter_walks_on_a_clean_host(clean_host):
 
 
 @pytest.mark.walk("ihs")
+@pytest.mark.from_state(WALKED["crypto"])
 def test_the_apache_pages_walk_on_a_clean_host_after_the_crypto_chapter(clean_host):
     """The IHS chapter's Apache pages after the crypto chapter (the token page's stated precondition). The
     session page's check (run as a step, with the caption's arguments) is the outcome: returning clients
     resume. On s390x the site at the end is the token page's, so its key is also shown non-extractable."""
     s390x = arch(clean_host) == "s390x"
-    # Under qemu the ICA token cannot hash with SHA-256: the client offers SHA-512 schemes (the page says so).
-    report = walk(clean_host, "ihs", extra={"SIGALGS": QEMU_SIGALGS} if s390x else None)
+    report = walk(clean_host, "ihs")
     assert any("check-session-resumption.sh" in step for step in report.ran), report.ran
     assert sum("needs IBM HTTP Server" in p for p in report.passed_over) >= 6, report.passed_over
     site = clean_host.file("/etc/apache2/sites-enabled/tls.conf").content_string
@@ -99,6 +87,7 @@ def test_the_db2_chapter_walks_on_a_clean_host(clean_host):
 
 
 @pytest.mark.walk("was")
+@pytest.mark.from_state(WALKED["crypto"])
 def test_the_websphere_chapter_walks_on_a_clean_host_after_the_crypto_chapter(clean_host):
     """The open-files page (its check is a step) and the token group; WebSphere's own steps are listed."""
     report = walk(clean_host, "was")
@@ -108,6 +97,7 @@ def test_the_websphere_chapter_walks_on_a_clean_host_after_the_crypto_chapter(cl
 
 
 @pytest.mark.walk("webseal")
+@pytest.mark.from_state(WALKED["ihs"])
 def test_the_webseal_chapter_walks_on_a_clean_host_after_the_crypto_and_ihs_chapters(clean_host):
     """WebSEAL's pages after the chapters they build on: the token step again (it leaves a token initialised
     with the same label alone) and the junction's Apache modules; WebSEAL's own steps are listed."""
@@ -123,7 +113,7 @@ def test_the_cics_tg_chapter_has_no_step_a_debian_host_can_run_and_says_why(clea
     """CICS TG runs on z/OS here: nothing to walk, and the chapter's outcome says where it would be proven."""
     report = walk(clean_host, "ctg")
     assert report.ran == [], report.ran
-    declared = [o for o in outcomes.declared(ROOT / "docs") if o.page.startswith("how-to/ctg/")]
     assert walkthrough.walk_order("ctg") == ("ctg",)
+    declared = [o for o in outcomes.declared(ROOT / "docs") if o.page.startswith("how-to/ctg/")]
     assert declared, "the CICS TG chapter declares no outcome"
     assert all(o.not_run_here for o in declared), declared

@@ -83,13 +83,14 @@ class State:
     resume: Callable[[object], None] = start_pkcsslotd
     snippets: tuple[str, ...] = ()
     stop: Callable[[object], None] = stop_pkcsslotd
-    files: tuple[str, ...] = ()  # other repository files prepare reads (a check's Java source)
+    files: tuple[str, ...] = ()  # other repository files prepare reads (a check's Java source, a walk's pages)
+    clean: bool = False  # made on the clean walkthrough host instead of the check host (zrunbook/hosts/walks.py)
 
     def inputs(self) -> list[object]:
         helpers = sorted(p for root in (eng.REPO / "zrunbook", eng.REPO / "checks") for p in root.rglob("*.py")
                          if not p.name.startswith(("test_", "conftest")) and "__pycache__" not in p.parts)
         files = {*helpers, Path(inspect.getsourcefile(self.prepare)), *(eng.REPO / f for f in self.files)}
-        return [self.name, [(p.relative_to(eng.REPO).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
+        return [self.name, self.clean, [(p.relative_to(eng.REPO).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
                             for p in sorted(files)],
                 [(p.relative_to(eng.SNIPPETS).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
                  for p in self.snippet_files()]]
