@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build bench-hosts bench-snippet bench-liberty clean
+.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -64,6 +64,11 @@ bench-hosts: ## time the container hosts: cached suites and one test (3 runs eac
 bench-liberty: ## Open Liberty: full TLS handshakes per server CPU-second, key in the token vs a PKCS#12 file (3 runs each)
 	$(call setup,check)
 	$(TOX) -q -e check -- -n 0 -s checks/was/bench_liberty.py
+
+bench-walk: ## time each chapter's walkthrough on both hosts, clean-host states warm (3 runs): median, min, max
+	$(call setup,check)
+	$(TOX) -q -e check --notest
+	.tox/check/bin/python -m zrunbook.bench_walk
 
 bench-snippet: ## time the set-up probe, and `make check SNIPPET=...` for a static and an amd64 host snippet: wall, pytest's own time, overhead (5 runs each)
 	$(call setup,check)
