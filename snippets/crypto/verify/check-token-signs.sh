@@ -5,6 +5,8 @@
 # to Crypto Express (lszcrypt -V shows the adapter's counter). Run as root, with the server's certificate or
 # its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
+# SERVER_NAME (optional): the name in the server's certificate when HOST is not that name (localhost on the
+# server itself): curl then asks for https://SERVER_NAME:PORT/ and connects to HOST:PORT.
 # Needs curl and pkcsstats (openCryptoki 3.18 or later, statistics not switched off in opencryptoki.conf).
 set -euo pipefail
 
@@ -32,9 +34,15 @@ rsa_ops() {
                n = split($2, c, " +"); for (i = 1; i <= n; i++) s += c[i] } END { print s + 0 }' <<<"$out"
 }
 
+url="https://$target/" connect=()
+if [[ -n ${SERVER_NAME:-} ]]; then
+  port=${target##*:}
+  url="https://$SERVER_NAME:$port/" connect=(--connect-to "$SERVER_NAME:$port:$target")
+fi
 before=$(rsa_ops)
 for _ in $(seq "$count"); do
-  curl -s -o /dev/null --max-time 20 --cacert "$CA_FILE" "https://$target/" || die "connection $_ to $target failed: is the server up?"
+  curl -s -o /dev/null --max-time 20 --cacert "$CA_FILE" "${connect[@]}" "$url" ||
+    die "connection $_ to $target ($url) failed: is the server up, and is SERVER_NAME the name in its certificate?"
 done
 after=$(rsa_ops)
 grown=$((after - before))

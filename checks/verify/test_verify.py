@@ -1,0 +1,186 @@
+"""make verify against container hosts reached over SSH, listed in an Ansible inventory.
+
+The fleet, per host architecture: a good target (the Apache token site of the IHS chapter's pages: the key in
+the token), a misconfigured one (the same token, but httpd serves a key from a file: the 2013 study's way), one
+whose login user has no sudo, an inventory entry no container answers, and one with a wrong key. verify runs
+once per fleet, as a user runs it (``python -m zrunbook verify``), with the test PIN in the environment; the
+tests read its reports. The good target's file tree and process list are taken before and after the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from checks.hosts.plugin import SELECTED
+from zrunbook import ROOT, SNIPPETS
+from zrunbook.hosts import apache
+from zrunbook.hosts import engine as eng
+from zrunbook.hosts.apache import TOKEN_KEY
+from zrunbook.hosts.ssh_targets import Fleet
+from zrunbook.hosts.token import PINS
+from zrunbook.verify.steps import BY_ID, STEPS
+
+PROFILE = SNIPPETS / "verify/site-profile.toml"
+SITE_CA = "/etc/ssl/certs/zrunbook-site-ca.pem"  # the profile's ca_file
+APACHE_STEPS = {s.id for s in STEPS if s.part == "apache"}
+CHECKED = ("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+           "ihs/apache/check-session-resumption.sh", "verify/site-profile.toml")
+# What verify may change on a target (the snapshot leaves these out): logs, the kernel's and the runtime's
+# file systems, and openCryptoki's usage counters and locks (pkcsstats' shared memory is under /dev/shm). The
+# token store is compared by content: openCryptoki rewrites NVTOK.DAT at each user login (a new mtime, the
+# same bytes), so there the snapshot has each file's sha256 instead of its time.
+SNAPSHOT = ("find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /var/log "
+            "-o -path /var/lock -o -path /var/lib/opencryptoki \\) -prune -o -printf '%p %s %m %u %T@\\n' | sort; "
+            "echo ==; find /var/lib/opencryptoki -printf '%p %s %m %u %y\\n' | sort; "
+            "find /var/lib/opencryptoki -type f -exec sha256sum {} + | sort; "
+            "echo ==; ps -eo user,args --no-headers | grep -v -e '[p]s -eo' -e '[s]ort' -e 'find /' | sort")
+
+pytestmark = pytest.mark.xdist_group("verify")
+
+
+def verify(inventory: Path, out: Path, *extra: str, pin: str | None = PINS["TOKEN_USER_PIN"]):
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env.pop("TOKEN_USER_PIN", None)
+    if pin is not None:
+        env["TOKEN_USER_PIN"] = pin
+    return subprocess.run([sys.executable, "-m", "zrunbook", "verify", "--inventory", str(inventory),
+                           "--profile", str(PROFILE), "--out", str(out), *extra],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=900, check=False)
+
+
+def snapshot(host) -> str:
+    return host.check_output(SNAPSHOT)
+
+
+@pytest.fixture(scope="module", params=SELECTED, ids=str)
+def fleet_run(request, zr_host_pool, tmp_path_factory):
+    name = request.param
+    directory = tmp_path_factory.mktemp(f"verify-{name}")
+    fleet = Fleet(eng.Engine.detect().cli, Path("/tmp") / f"zrv-{os.getpid()}-{name[-5:]}")
+
+    def start(serve):
+        host = zr_host_pool.start(name, state=TOKEN_KEY)
+        ca = serve(host)
+        host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
+        return host
+
+    good, broken, nosudo = start(apache.serve_token), start(apache.serve_files), start(apache.serve_token)
+    fleet.add(good, "good")
+    fleet.add(broken, "misconfigured")
+    fleet.add(nosudo, "nosudo", sudo=False)
+    fleet.add_entry("gone", ansible_host=f"zr-no-such-container-{os.getpid()}")
+    other = directory / "other_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    # its own connection: with ControlMaster it would ride on the good entry's (same container, same user)
+    fleet.add_entry("wrongkey", ansible_host=good.zr_container, ansible_ssh_private_key_file=str(other),
+                    ansible_ssh_common_args=f"-F {fleet.ssh_config} -o ControlMaster=no -o ControlPath=none")
+    inventory = fleet.inventory({"webservers": ["good", "misconfigured", "nosudo", "gone", "wrongkey"]})
+    before = snapshot(good)
+    run = verify(inventory, directory / "reports")
+    if not (directory / "reports" / "verify.json").exists():
+        pytest.fail(f"make verify wrote no report:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}", pytrace=False)
+    fleet.close_connections()
+    after = snapshot(good)
+    one = verify(inventory, directory / "one", "--limit", "good")
+    fleet.close_connections()
+    yield {"name": name, "run": run, "out": directory / "reports", "before": before, "after": after, "one": one,
+           "one_out": directory / "one", "inventory": inventory, "good": good}
+    for host in (good, broken, nosudo):
+        zr_host_pool.remove(host)
+    shutil.rmtree(fleet.directory, ignore_errors=True)
+
+
+def verdicts(out: Path) -> dict[tuple[str, str], dict]:
+    data = json.loads((out / "verify.json").read_text(encoding="utf-8"))
+    return {(r["host"], r["step"]): r for r in data["results"]}
+
+
+@pytest.mark.snippet(*CHECKED, checker="verify")
+def test_a_good_target_passes_every_apache_step_and_nothing_else_applies(fleet_run):
+    found = verdicts(fleet_run["out"])
+    assert {step for (host, step), r in found.items() if host == "good" and r["verdict"] == "passed"} == APACHE_STEPS, \
+        fleet_run["run"].stdout[-3000:]
+    assert {r["verdict"] for (host, step), r in found.items() if host == "good" and step not in APACHE_STEPS} \
+        == {"not applicable"}
+    assert "the token signed" in found[("good", "apache-token-signs")]["message"]
+
+
+@pytest.mark.snippet(*CHECKED, checker="verify")
+def test_the_misconfigured_target_fails_exactly_the_key_steps(fleet_run):
+    """The study's way, a key in a file: both token steps fail with their own sentences; resumption passes."""
+    found = verdicts(fleet_run["out"])
+    failed = {step for (host, step), r in found.items() if host == "misconfigured" and r["verdict"] == "failed"}
+    assert failed == {"apache-key-in-token", "apache-token-signs"}
+    assert "is not in this token" in found[("misconfigured", "apache-key-in-token")]["message"]
+    assert "signed outside the token" in found[("misconfigured", "apache-token-signs")]["message"]
+    assert found[("misconfigured", "apache-session-resumption")]["verdict"] == "passed"
+    assert fleet_run["run"].returncode == 1
+
+
+@pytest.mark.snippet("verify/site-profile.toml", checker="verify")
+def test_without_sudo_only_the_steps_needing_another_user_fail_and_say_so(fleet_run):
+    found = verdicts(fleet_run["out"])
+    for step in ("apache-key-in-token", "apache-token-signs"):
+        row = found[("nosudo", step)]
+        assert row["verdict"] == "failed"
+        assert "sudo" in row["message"], row["message"]
+    assert found[("nosudo", "apache-session-resumption")]["verdict"] == "passed"
+
+
+@pytest.mark.snippet("verify/site-profile.toml", checker="verify")
+def test_an_unreachable_host_and_a_wrong_key_fail_each_step_with_ssh_s_words(fleet_run):
+    found = verdicts(fleet_run["out"])
+    for step in APACHE_STEPS:
+        assert "ssh could not reach the host" in found[("gone", step)]["message"]
+        assert "Permission denied" in found[("wrongkey", step)]["message"], found[("wrongkey", step)]["message"]
+
+
+def test_every_report_names_each_host_and_step_and_links_the_guide(fleet_run):
+    out = fleet_run["out"]
+    data = json.loads((out / "verify.json").read_text(encoding="utf-8"))
+    assert len(data["results"]) == 5 * len(STEPS)
+    suite = ET.parse(out / "verify.xml").getroot()
+    cases = suite.iter("testcase")
+    failures = sum(1 for c in cases if c.find("failure") is not None)
+    assert failures == data["totals"]["failed"] > 0
+    page = (out / "verify.html").read_text(encoding="utf-8")
+    for row in data["results"]:
+        step = BY_ID[row["step"]]
+        assert row["url"].endswith(f"/{step.page}.html#{step.label}")
+        assert f"href='{row['url']}'" in page
+
+
+def test_verify_changes_nothing_on_the_target(fleet_run):
+    """Files (outside logs, counters and runtime file systems) and processes: the same after a verify run."""
+    before, after = fleet_run["before"], fleet_run["after"]
+    assert before == after, "\n".join(sorted(set(after.splitlines()) ^ set(before.splitlines())))
+
+
+def test_a_changed_file_shows_in_the_snapshot(fleet_run):
+    """The read-only proof's negative case: the snapshot sees one changed file."""
+    host = fleet_run["good"]
+    before = snapshot(host)
+    host.run_expect([0], "touch -d '2001-01-01' /etc/apache2/apache2.conf")
+    assert before != snapshot(host)
+
+
+def test_no_pin_appears_in_any_report(fleet_run):
+    for path in fleet_run["out"].rglob("*"):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for pin in PINS.values():
+            assert pin not in text, f"{path.name} holds a PIN"
+    assert PINS["TOKEN_USER_PIN"] not in fleet_run["run"].stdout + fleet_run["run"].stderr
+
+
+def test_one_host_whole_runbook_within_30_seconds(fleet_run):
+    data = json.loads((fleet_run["one_out"] / "verify.json").read_text(encoding="utf-8"))
+    assert data["totals"]["failed"] == 0, fleet_run["one"].stdout[-2000:]
+    assert data["seconds"] <= 30, data["seconds"]

@@ -1,0 +1,40 @@
+"""verify's steps against the guide: each links to a place on a page that shows its snippet, and every outcome
+check of the guide is a verify step or says why verify does not run it."""
+
+from __future__ import annotations
+
+import re
+
+from zrunbook import ROOT, SNIPPETS
+from zrunbook.guide.outcomes import declared
+from zrunbook.verify.steps import OUTCOMES_NOT_VERIFIED, STEPS
+
+DOCS = ROOT / "docs"
+
+
+def shown_after_label(page_text: str, label: str, snippet: str) -> bool:
+    """The label ``(LABEL)=`` and, before the next heading, a snippet (or outcome) directive for ``snippet``."""
+    m = re.search(rf"^\({re.escape(label)}\)=\n(.*?)(?=^#+ |\Z)", page_text, re.M | re.S)
+    return bool(m and re.search(rf"^```{{(snippet|outcome)}} {re.escape(snippet)}$", m.group(1), re.M))
+
+
+def test_each_step_links_to_its_snippet_on_its_page():
+    for step in STEPS:
+        page = DOCS / f"{step.page}.md"
+        assert (SNIPPETS / step.snippet).is_file(), step.snippet
+        assert shown_after_label(page.read_text(encoding="utf-8"), step.label, step.snippet), \
+            f"{page}: no ({step.label})= followed by the snippet {step.snippet}"
+
+
+def test_the_link_check_rejects_a_label_without_the_snippet():
+    text = "(verify-x)=\n## Check\n\n```{snippet} other.sh\n```\n"
+    assert not shown_after_label(text, "verify-x", "crypto/verify/check-key-in-token.sh")
+
+
+def test_every_outcome_check_is_a_verify_step_or_says_why_not():
+    steps = {s.snippet for s in STEPS}
+    for outcome in declared(DOCS):
+        if outcome.snippet:
+            assert outcome.snippet in steps or outcome.snippet in OUTCOMES_NOT_VERIFIED, \
+                f"{outcome.page}: outcome check {outcome.snippet} is neither a verify step nor in OUTCOMES_NOT_VERIFIED"
+    assert set(OUTCOMES_NOT_VERIFIED) <= {o.snippet for o in declared(DOCS)}

@@ -1,0 +1,94 @@
+"""The pytest plugin behind ``make verify``: one test per inventory host and runbook step, hosts in parallel.
+
+``python -m zrunbook verify`` runs ``pytest -p zrunbook.verify.plugin zrunbook/verify/fleet.py`` with
+``--zr-inventory``, ``--zr-limit``, ``--zr-profile`` and ``--zr-report-dir``; pytest-xdist spreads the hosts
+over workers (``--dist loadgroup``, one group per host, so a host's steps run one after the other on one SSH
+connection) and pytest writes the JUnit XML. Each test records its verdict in its report's user_properties;
+the controller gathers them into ``verify.json`` and renders ``verify.html`` from it (zrunbook/verify/report.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from zrunbook.verify import profile as prof
+from zrunbook.verify import report, target
+from zrunbook.verify.steps import STEPS
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("zrunbook verify")
+    group.addoption("--zr-inventory", required=True, help="the Ansible inventory (file or directory)")
+    group.addoption("--zr-limit", default=None, help="a group or host of the inventory (default: all)")
+    group.addoption("--zr-profile", required=True, help="the site profile (TOML)")
+    group.addoption("--zr-report-dir", default="build/verify", help="where verify.json and verify.html go")
+
+
+def pytest_configure(config):
+    if config.pluginmanager.has_plugin("zr-verify-reports") or hasattr(config, "workerinput"):
+        config.zr_started = time.time()
+        return
+    config.zr_started = time.time()
+    config.pluginmanager.register(Reports(config), "zr-verify-reports")
+
+
+def _setup(config) -> tuple[dict, list[str], prof.Profile]:
+    if not hasattr(config, "zr_verify"):
+        try:
+            profile = prof.load(config.getoption("zr_profile"))
+            inventory = target.read_inventory(config.getoption("zr_inventory"))
+            hosts = target.select(inventory, config.getoption("zr_limit"))
+        except (prof.ProfileError, target.InventoryError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+        config.zr_verify = (inventory, hosts, profile)
+    return config.zr_verify
+
+
+def pytest_generate_tests(metafunc):
+    if {"verify_host", "verify_step"} <= set(metafunc.fixturenames):
+        inventory, hosts, _ = _setup(metafunc.config)
+        params = [pytest.param(h, s, id=f"{h}::{s.id}", marks=pytest.mark.xdist_group(h)) for h in hosts for s in STEPS]
+        metafunc.parametrize(("verify_host", "verify_step"), params)
+
+
+@pytest.fixture(scope="session")
+def verify_setup(request):
+    return _setup(request.config)
+
+
+@pytest.fixture(scope="session")
+def verify_connections():
+    return {}
+
+
+class Reports:
+    """In the controller: every test's verdict, then verify.json and verify.html."""
+
+    def __init__(self, config):
+        self.config = config
+        self.rows: list[dict] = []
+
+    def pytest_runtest_logreport(self, report):
+        row = dict(report.user_properties).get("zr_verdict")
+        if report.when != "call" or row is None:
+            return
+        row = dict(row)
+        if report.failed and row["verdict"] != "failed":  # an error in verify itself: a failure, with its words
+            row["verdict"], row["message"] = "failed", report.longreprtext.strip().splitlines()[-1][:500]
+        self.rows.append(row)
+
+    def pytest_sessionfinish(self, session):
+        try:
+            inventory, hosts, profile = _setup(self.config)
+        except pytest.UsageError:
+            return
+        out = Path(self.config.getoption("zr_report_dir"))
+        out.mkdir(parents=True, exist_ok=True)
+        data = report.document(profile, self.config.getoption("zr_inventory"), hosts, self.rows,
+                               time.time() - self.config.zr_started)
+        (out / "verify.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        (out / "verify.html").write_text(report.html(data), encoding="utf-8")

@@ -1,0 +1,110 @@
+"""The runbook steps ``make verify`` checks on a user's hosts, and how each is run there.
+
+A verify step is a read-only check a page shows its reader: the same snippet file the container checks run
+for that step's outcome, run over SSH with the site profile's values. Each step names the page and the
+label of the place on it (``(verify-ID)=`` before the snippet, so a report links straight to it); the
+server (a ``[servers.X]`` table of the profile, or ``crypto``) whose inventory groups it applies to; the
+user it runs as; and the environment and arguments it gets from the profile.
+
+``OUTCOMES_NOT_VERIFIED`` covers every ``{outcome}`` check of the guide that is not a verify step, with the
+reason: verify must not change a host, so a step that installs or loads something is not run on a fleet.
+checks/verify/test_verify_steps.py holds both lists against the pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zrunbook.verify.profile import DEFAULT_CONNECTIONS, Profile
+
+LOGIN, ROOT, SERVICE = "login user", "root", "server user"
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str  # also the page's label: (verify-ID)=
+    page: str  # docname
+    title: str  # what a pass proves, in the report
+    part: str  # a server key of the profile, or "crypto"
+    snippet: str  # under snippets/
+    run_as: str  # LOGIN, ROOT or SERVICE (the server's user, through sudo -u)
+    env: tuple[str, ...]  # what the snippet reads: SLOT, TOKEN_USER_PIN, SERVICE_USER, CA_FILE, SIGALGS, ...
+    args: tuple[str, ...]  # "endpoint", "server_name", "connections"
+    changes: str = ""  # what running it changes on the host besides logs and counters ("" = nothing)
+
+    @property
+    def label(self) -> str:
+        return f"verify-{self.id}"
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(name for name in self.env if name == "TOKEN_USER_PIN")
+
+
+def _server_steps(server: str, page: str, title: str) -> list[Step]:
+    return [
+        Step(f"{server}-key-in-token", page, f"{title}: the key of the certificate it presents is in the token, "
+             "private, sensitive, never extractable", server, "crypto/verify/check-key-in-token.sh", SERVICE,
+             ("SLOT", "TOKEN_USER_PIN"), ("endpoint",)),
+        Step(f"{server}-token-signs", page, f"{title}: each new TLS connection makes the token sign", server,
+             "crypto/verify/check-token-signs.sh", ROOT, ("SERVICE_USER", "SLOT", "CA_FILE", "SERVER_NAME"),
+             ("endpoint", "connections")),
+    ]
+
+
+STEPS: tuple[Step, ...] = (
+    Step("crypto-ap-ready", "how-to/crypto/01-adapters", "the guest has AP queues and zcrypt serves them", "crypto",
+         "crypto/adapters/check-ap-ready.sh", LOGIN, ("AP_WAIT_SECONDS",), ()),
+    *_server_steps("apache", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd"),
+    Step("apache-session-resumption", "how-to/ihs/07-session-cache", "Apache httpd: returning clients resume "
+         "their sessions (TLS 1.2 and 1.3)", "apache", "ihs/apache/check-session-resumption.sh", LOGIN,
+         ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
+    *_server_steps("was", "how-to/was/05-pkcs11-provider", "WebSphere"),
+    *_server_steps("liberty", "how-to/was/08-liberty", "Liberty"),
+    Step("ihs-bulk-cipher-in-libica", "how-to/ihs/03-httpd-conf-ssl", "IHS: the bulk cipher of its TLS records "
+         "runs in libica on CPACF", "ihs", "crypto/verify/check-bulk-cipher-in-libica.sh", ROOT, ("CA_FILE",),
+         ("endpoint",)),
+    Step("webseal-bulk-cipher-in-libica", "how-to/webseal/02-webseald-configuration", "WebSEAL: the bulk cipher "
+         "of its TLS records runs in libica on CPACF", "webseal", "crypto/verify/check-bulk-cipher-in-libica.sh",
+         ROOT, ("CA_FILE",), ("endpoint",)),
+)
+
+BY_ID = {step.id: step for step in STEPS}
+
+# Outcome checks of the guide that verify does not run, and why (checks/verify/test_verify_steps.py requires
+# every {outcome} snippet to be a verify step or listed here).
+OUTCOMES_NOT_VERIFIED = {
+    "db2/kernel/load-ipc-sysctl.sh": "it installs a sysctl file and loads it: verify changes nothing on a host",
+    "db2/tls/test-jdbc-tls-connection.sh": "it needs IBM's JDBC driver and a Db2 user's password on the host, which "
+                                           "verify does not bring; run it from the page",
+}
+
+
+def applies(step: Step, profile: Profile, groups: set[str]) -> str | None:
+    """None when the step applies to a host in these inventory groups, else why not (the report's 'not
+    applicable' reason)."""
+    if step.part != "crypto" and profile.server(step.part) is None:
+        return f"the site profile has no [servers.{step.part}] table"
+    if step.part == "crypto" and "crypto" not in profile.data:
+        return "the site profile has no [crypto] table"
+    wanted = profile.groups(step.part)
+    if not groups & set(wanted):
+        table = "crypto" if step.part == "crypto" else f"servers.{step.part}"
+        return f"the host is in none of [{table}] groups ({', '.join(wanted)})"
+    return None
+
+
+def values(step: Step, profile: Profile, slot: str | None, pin: str | None, hostvars: dict) -> tuple[dict, list[str]]:
+    """The step's environment and arguments on one host. A host variable ``zrunbook_<part>_<key>`` (for example
+    ``zrunbook_apache_endpoint``) overrides the profile's value for that host."""
+    table = dict(profile.data.get("crypto", {}) if step.part == "crypto" else profile.server(step.part) or {})
+    prefix = f"zrunbook_{step.part}_"
+    table.update({k.removeprefix(prefix): v for k, v in hostvars.items() if k.startswith(prefix)})
+    source = {"SLOT": slot, "TOKEN_USER_PIN": pin, "SERVICE_USER": table.get("user"), "CA_FILE": table.get("ca_file"),
+              "SIGALGS": table.get("sigalgs"), "AP_WAIT_SECONDS": table.get("ap_wait_seconds"),
+              "SERVER_NAME": table.get("server_name")}
+    env = {name: str(source[name]) for name in step.env if source.get(name) not in (None, "")}
+    endpoint = table.get("endpoint", "")
+    arg_values = {"endpoint": endpoint, "server_name": table.get("server_name") or endpoint.rsplit(":", 1)[0],
+                  "connections": str(table.get("connections", DEFAULT_CONNECTIONS))}
+    return env, [arg_values[a] for a in step.args]

@@ -1,0 +1,147 @@
+"""One host of the user's Ansible inventory, reached the way Ansible reaches it, and a verify step run there.
+
+``read_inventory(path)`` runs ``ansible-inventory --list`` (failing, not warning, on a source it cannot
+parse); ``select(inventory, limit)`` names the hosts of a group (or all); ``groups_of``/``hostvars_of`` read
+them. ``connect(path, name)`` is pytest-testinfra's Ansible backend (``ansible://NAME``): it turns the host's
+inventory variables (``ansible_host``, ``ansible_user``, ``ansible_port``, ``ansible_ssh_common_args``,
+``ansible_ssh_private_key_file``, ``ansible_become``...) into an ``ssh`` command, so the user's own SSH
+configuration, keys and known_hosts apply. Host keys are checked as ssh checks them: nothing here turns
+``StrictHostKeyChecking`` off.
+
+``run_step`` sends the snippet file itself to ``bash -s`` on the host through that ssh command, with the step's
+environment as ``export`` lines ahead of it on standard input: a PIN never appears on a command line, here or
+on the host. Root and the server's user are reached with ``sudo -n`` (never a password prompt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass
+
+import testinfra
+
+from zrunbook import SNIPPETS
+from zrunbook.verify.steps import LOGIN, ROOT, Step
+
+TIMEOUT = 120  # seconds for one step on one host
+
+
+class InventoryError(RuntimeError):
+    pass
+
+
+def read_inventory(path: str) -> dict:
+    env = {**os.environ, "ANSIBLE_INVENTORY_UNPARSED_FAILED": "true", "ANSIBLE_VERBOSITY": "0",
+           "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "true", "ANSIBLE_NOCOLOR": "1"}
+    try:
+        done = subprocess.run(["ansible-inventory", "--list", "-i", path], capture_output=True, text=True, env=env,
+                              timeout=60, check=False)
+    except FileNotFoundError:
+        raise InventoryError("ansible-inventory is missing: install ansible-core (pip install 'ansible-core>=2.17') "
+                             "or run make verify, which installs it") from None
+    if done.returncode != 0:
+        said = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
+        raise InventoryError(f"the inventory {path} does not parse: {said[-400:]}")
+    return json.loads(done.stdout)
+
+
+def _members(inventory: dict, group: str) -> list[str]:
+    entry = inventory.get(group, {})
+    hosts = list(entry.get("hosts", []))
+    for child in entry.get("children", []):
+        hosts += _members(inventory, child)
+    return hosts
+
+
+def select(inventory: dict, limit: str | None) -> list[str]:
+    """The hosts of group ``limit`` (or a host of that name; all hosts when None), in order, once each."""
+    group = limit or "all"
+    hosts = _members(inventory, group)
+    if not hosts and group in inventory.get("_meta", {}).get("hostvars", {}):
+        hosts = [group]
+    if not hosts:
+        known = sorted(k for k in inventory if k not in ("_meta", "all", "ungrouped"))
+        raise InventoryError(f"LIMIT={group} matches no host of the inventory "
+                             f"(its groups: {', '.join(known) or 'none'})")
+    return list(dict.fromkeys(hosts))
+
+
+def groups_of(inventory: dict, host: str) -> set[str]:
+    return {g for g in inventory if g not in ("_meta",) and host in _members(inventory, g)}
+
+
+def hostvars_of(inventory: dict, host: str) -> dict:
+    return inventory.get("_meta", {}).get("hostvars", {}).get(host, {})
+
+
+def connect(inventory_path: str, name: str):
+    """A testinfra host for one inventory host: pytest-testinfra's Ansible backend resolves the inventory
+    variables into its ssh backend (None for a connection other than ssh/paramiko, refused in ``_ssh``)."""
+    ansible = testinfra.get_host(f"ansible://{name}", ansible_inventory=inventory_path).backend
+    return ansible.ansible_runner.get_host(name) or ansible
+
+
+@dataclass(frozen=True)
+class Result:
+    rc: int
+    stdout: str
+    stderr: str
+
+
+class Unreachable(RuntimeError):
+    pass
+
+
+def _ssh(host, command: str, stdin: str = "") -> Result:
+    """The command through the host's ssh command line (testinfra builds it from the inventory), with stdin."""
+    inner = getattr(host, "backend", host)
+    if not hasattr(inner, "_build_ssh_command"):
+        raise Unreachable(f"verify runs over ssh; this host's connection is {getattr(inner, 'NAME', '?')!r}")
+    cmd, args = inner._build_ssh_command(inner.get_command(command))  # noqa: SLF001 (testinfra 10's SshBackend)
+    line = inner.quote(" ".join(cmd), *args)
+    try:
+        done = subprocess.run(line, shell=True, input=stdin.encode(), capture_output=True, timeout=TIMEOUT,  # noqa: S602
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return Result(124, "", f"no answer within {TIMEOUT} s")
+    out, err = done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+    if done.returncode == 255:
+        said = " ".join(err.split())[-300:] or "ssh exited with 255"
+        raise Unreachable(f"ssh could not reach the host: {said}")
+    return Result(done.returncode, out, err)
+
+
+def _as(run_as: str, service_user: str | None, command: str) -> str:
+    if run_as == LOGIN:
+        return command
+    user = "" if run_as == ROOT else f"-u {shlex.quote(service_user or '')} "
+    return f"sudo -n {user}{command}"
+
+
+def reach(host) -> str:
+    """Connect once; the login user's name (raises Unreachable with ssh's words)."""
+    return _ssh(host, "id -un").stdout.strip()
+
+
+def slot_of(host, label: str, run_as: str, service_user: str | None) -> tuple[str | None, str]:
+    """The slot of the token labelled ``label`` by ``pkcsconf -t`` on the host, as the step's user; or None and why."""
+    got = _ssh(host, _as(run_as, service_user, "pkcsconf -t"))
+    if got.rc != 0:
+        return None, f"pkcsconf -t failed as the {run_as}: {(got.stderr or got.stdout).strip()[-200:]}"
+    slot = None
+    for line in got.stdout.splitlines():
+        if line.startswith("Token #"):
+            slot = line.split("#", 1)[1].split()[0]
+        elif line.strip().startswith("Label:") and line.split(":", 1)[1].strip() == label:
+            return slot, ""
+    return None, f"no token labelled {label!r} in pkcsconf -t (initialise it: the crypto chapter's token page)"
+
+
+def run_step(host, step: Step, env: dict[str, str], args: list[str], service_user: str | None) -> Result:
+    script = (SNIPPETS / step.snippet).read_text(encoding="utf-8")
+    exports = "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env.items())
+    command = "bash -s -- " + " ".join(shlex.quote(a) for a in args)
+    return _ssh(host, _as(step.run_as, service_user, command), exports + script)
