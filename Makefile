@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static lint serve bundle bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
+.PHONY: help html pdf check check-static lint serve bundle verify bench-verify bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -39,9 +39,18 @@ check: ## run every check: ruff, shellcheck, invariants, container hosts (narrow
 	$(call setup,check)
 	$(TOX) -q -e check $(CHECK_POSARGS)
 
-bundle: ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz
+bundle: ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz; PROFILE=site.toml adds site.env
 	$(call setup,html)
-	$(TOX) -q -e bundle
+	$(TOX) -q -e bundle $(if $(PROFILE),-- --profile "$(PROFILE)")
+
+verify: ## check your hosts against the runbook over SSH: INVENTORY=hosts.yml PROFILE=site.toml [LIMIT=group] [WORKERS=n] -> build/verify/
+	@test -n "$(INVENTORY)" -a -n "$(PROFILE)" || { echo "make verify: give INVENTORY=<your Ansible inventory> and PROFILE=<your site profile> (example: snippets/verify/site-profile.toml)" >&2; exit 2; }
+	$(call setup,verify)
+	$(TOX) -q -e verify -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" $(if $(LIMIT),--limit "$(LIMIT)") $(if $(WORKERS),--workers $(WORKERS))
+
+bench-verify: ## time make verify against 1, 2, 4 and 8 container targets (3 runs each) -> snippets/results/measured/verify-scaling.csv
+	$(call setup,check)
+	$(TOX) -q -e check -- -n 0 -s checks/verify/bench_verify.py
 
 bench-tls: ## measure TLS on this machine (handshakes, resumption, bulk) -> snippets/results/measured/
 	$(call setup,check)

@@ -4,8 +4,9 @@
 #   pdf    html + TeX: xelatex, latexmk, xindy and the fonts conf.py names
 #   hosts  the container hosts: an engine that answers, debootstrap, qemu-user-static with binfmt_misc
 #          (qemu-s390x, F flag), gpg/gpgv, debian-archive-keyring and xz-utils for the Debian mirror
-#   check  everything (the checks build the guide and the PDF, open a browser and start the hosts):
-#          pdf + hosts + poppler-utils, Chromium, git
+#   verify make verify: html + the OpenSSH client (Ansible's inventory and pytest-testinfra come from PyPI)
+#   check  everything (the checks build the guide and the PDF, open a browser and start the hosts, and run
+#          make verify against them): pdf + hosts + verify + poppler-utils, Chromium, git
 #
 #   sudo bash .ci/prereqs.sh [PURPOSE]   install what is missing (default: check), start the engine when
 #                                        none answers, enable qemu-s390x in binfmt_misc; safe to run again
@@ -26,11 +27,12 @@ pdf_packages=(latexmk texlive-xetex texlive-latex-recommended texlive-latex-extr
   fonts-dejavu-core fonts-freefont-otf tex-gyre xindy)
 hosts_packages=(debootstrap qemu-user-static binfmt-support ca-certificates gpg gpgv debian-archive-keyring
   xz-utils)
+verify_packages=(openssh-client)
 check_packages=(poppler-utils chromium git iproute2)
 binfmt=/proc/sys/fs/binfmt_misc
 
 usage() {
-  echo "usage: $0 [--probe|--make] [html|pdf|hosts|check] [TARGET]" >&2
+  echo "usage: $0 [--probe|--make] [html|pdf|hosts|verify|check] [TARGET]" >&2
   exit 2
 }
 
@@ -43,7 +45,9 @@ case $purpose in
   html) packages=("${html_packages[@]}") ;;
   pdf) packages=("${html_packages[@]}" "${pdf_packages[@]}") ;;
   hosts) packages=("${hosts_packages[@]}") ;;
-  check) packages=("${html_packages[@]}" "${pdf_packages[@]}" "${hosts_packages[@]}" "${check_packages[@]}") ;;
+  verify) packages=("${html_packages[@]}" "${verify_packages[@]}") ;;
+  check) packages=("${html_packages[@]}" "${pdf_packages[@]}" "${hosts_packages[@]}" "${verify_packages[@]}"
+    "${check_packages[@]}") ;;
   *) usage ;;
 esac
 target=${2:-$purpose}  # the make target to run again

@@ -30,3 +30,20 @@ def test_manifest_reports_a_result_for_other_bytes_as_stale_never_passed():
     rows = {r["path"]: r for r in bundle.manifest({"snippets": {real: {"checks": [check], "runs": [old]}}})}
     assert rows[real]["checks"] == [{"checker": "shellcheck", "host": "static", "last_result": "stale",
                                      "checked": "2026-01-01", "commit": "abc1234"}]
+
+
+def test_a_site_profile_puts_its_values_into_the_bundle_s_site_env_and_no_pin(tmp_path):
+    """make bundle PROFILE=...: the deployer's site.env holds the values make verify checks, and sources cleanly."""
+    import subprocess
+
+    from zrunbook.verify import profile as prof
+
+    site = prof.load(bundle.SNIPPETS / "verify/site-profile.toml")
+    out = bundle.write_bundle(tmp_path / "b.tar.gz", site=site)
+    with tarfile.open(out) as tar:
+        env = tar.extractfile("zrunbook-snippets/site.env").read().decode()
+    shown = subprocess.run(["bash", "-c", f"set -eu; {env}\necho $TOKEN_LABEL $APACHE_SERVICE_USER $APACHE_ENDPOINT"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    server = site.server("apache")
+    assert shown == [site.token_label, server["user"], server["endpoint"]]
+    assert "TOKEN_USER_PIN=" not in env

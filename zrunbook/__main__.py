@@ -1,6 +1,8 @@
 """``python -m zrunbook COMMAND``: the project's tools in one place.
 
-    bundle [OUT]        the deployer's archive of every snippet with MANIFEST.json (from the ledger)
+    bundle [OUT] [--profile SITE.toml]
+                        the deployer's archive of every snippet with MANIFEST.json (from the ledger), and
+                        site.env rendered from the site profile when one is given
     outcome PATH        each checker's outcome for snippets/PATH, as its badge shows it
     hosts ARGS...       the container hosts: build [HOST...] | build-walkthrough [HOST...] | tags [HOST...]
                         | sweep | remove-prefix PREFIX
@@ -23,7 +25,20 @@ def main(argv: list[str]) -> int:
     command, args = argv[0], argv[1:]
     if command == "bundle":
         from zrunbook import bundle
-        print(bundle.write_bundle(Path(args[0])) if args else bundle.write_bundle())
+        from zrunbook.verify import profile as prof
+        site = None
+        if "--profile" in args:
+            i = args.index("--profile")
+            if i + 1 >= len(args):
+                print("usage: python -m zrunbook bundle [OUT] [--profile SITE.toml]", file=sys.stderr)
+                return 2
+            try:
+                site = prof.load(args[i + 1])
+            except prof.ProfileError as exc:
+                print(f"zrunbook bundle: {exc}", file=sys.stderr)
+                return 2
+            args = args[:i] + args[i + 2:]
+        print(bundle.write_bundle(Path(args[0]) if args else bundle.DEFAULT, site=site))
         return 0
     if command == "outcome":
         from zrunbook import ledger

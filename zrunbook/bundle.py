@@ -30,7 +30,9 @@ def manifest(data: dict, root: Path = SNIPPETS) -> list[dict]:
     return rows
 
 
-def write_bundle(out: Path = DEFAULT, ledger_path: Path = ledger.LEDGER) -> Path:
+def write_bundle(out: Path = DEFAULT, ledger_path: Path = ledger.LEDGER, site=None) -> Path:
+    """The archive; with ``site`` (a zrunbook.verify.profile.Profile) also ``site.env``, the profile's values as
+    the shell variables the snippets read: the same values make verify checks."""
     rows = manifest(ledger.load(ledger_path))
     data = json.dumps({"generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                        "ledger": ledger_path.name, "snippets": rows}, indent=1).encode()
@@ -41,5 +43,12 @@ def write_bundle(out: Path = DEFAULT, ledger_path: Path = ledger.LEDGER) -> Path
         tar.addfile(info, io.BytesIO(data))
         for row in rows:
             tar.add(SNIPPETS / row["path"], arcname=f"zrunbook-snippets/{row['path']}", recursive=False)
+        if site is not None:
+            from zrunbook.verify.profile import env_file
+
+            env = env_file(site).encode()
+            info = tarfile.TarInfo("zrunbook-snippets/site.env")
+            info.size, info.mtime, info.mode = len(env), int(time.time()), 0o644
+            tar.addfile(info, io.BytesIO(env))
     out.with_name("MANIFEST.json").write_bytes(data)
     return out

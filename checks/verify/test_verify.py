@@ -24,7 +24,7 @@ from zrunbook import ROOT, SNIPPETS
 from zrunbook.hosts import apache
 from zrunbook.hosts import engine as eng
 from zrunbook.hosts.apache import TOKEN_KEY
-from zrunbook.hosts.ssh_targets import Fleet
+from zrunbook.hosts.ssh_targets import LOGIN, Fleet
 from zrunbook.hosts.token import PINS
 from zrunbook.verify.steps import BY_ID, STEPS
 
@@ -43,6 +43,7 @@ SNAPSHOT = ("find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /
             "find /var/lib/opencryptoki -type f -exec sha256sum {} + | sort; "
             "echo ==; ps -eo user,args --no-headers | grep -v -e '[p]s -eo' -e '[s]ort' -e 'find /' | sort")
 
+WARM_UP = 4  # handshakes before verify (see fleet_run)
 pytestmark = pytest.mark.xdist_group("verify")
 
 
@@ -64,18 +65,30 @@ def snapshot(host) -> str:
 def fleet_run(request, zr_host_pool, tmp_path_factory):
     name = request.param
     directory = tmp_path_factory.mktemp(f"verify-{name}")
-    fleet = Fleet(eng.Engine.detect().cli, Path("/tmp") / f"zrv-{os.getpid()}-{name[-5:]}")
+    emulated = eng.HOSTS[name].qemu is not None
+    # Under qemu-user the kernel runs sudo without its setuid bit (binfmt_misc without the C flag), so sudo works
+    # only for root there: the s390x fleet logs in as root, and its client offers SHA-512 signature schemes (a
+    # host variable, as a user would set one for a host) because qemu's CPACF has no SHA-256 for the ICA token.
+    fleet = Fleet(eng.Engine.detect().cli, Path("/tmp") / f"zrv-{os.getpid()}-{name[-5:]}",
+                  login="root" if emulated else LOGIN)
+    own = {"zrunbook_apache_sigalgs": apache.QEMU_SIGALGS} if emulated else {}
 
     def start(serve):
         host = zr_host_pool.start(name, state=TOKEN_KEY)
         ca = serve(host)
         host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
+        # A server that has served: one handshake after another first, so that no verify step meets httpd's
+        # first token logins. Two threads of one child logging in at once can fail a handshake with
+        # "Internal locking failure (Failed to fetch login_session)" (seen here under qemu, where a login is
+        # slow; pkcs11-provider issues 271 and 287), which is the server's start-up race, not a verify result.
+        for _ in range(WARM_UP):
+            apache.handshake(host, ca, *(("-sigalgs", apache.QEMU_SIGALGS) if emulated else ()))
         return host
 
     good, broken, nosudo = start(apache.serve_token), start(apache.serve_files), start(apache.serve_token)
-    fleet.add(good, "good")
-    fleet.add(broken, "misconfigured")
-    fleet.add(nosudo, "nosudo", sudo=False)
+    fleet.add(good, "good", **own)
+    fleet.add(broken, "misconfigured", **own)
+    fleet.add(nosudo, "nosudo", sudo=False, **own)
     fleet.add_entry("gone", ansible_host=f"zr-no-such-container-{os.getpid()}")
     other = directory / "other_key"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
@@ -91,8 +104,8 @@ def fleet_run(request, zr_host_pool, tmp_path_factory):
     after = snapshot(good)
     one = verify(inventory, directory / "one", "--limit", "good")
     fleet.close_connections()
-    yield {"name": name, "run": run, "out": directory / "reports", "before": before, "after": after, "one": one,
-           "one_out": directory / "one", "inventory": inventory, "good": good}
+    yield {"name": name, "root_login": emulated, "run": run, "out": directory / "reports", "before": before,
+           "after": after, "one": one, "one_out": directory / "one", "inventory": inventory, "good": good}
     for host in (good, broken, nosudo):
         zr_host_pool.remove(host)
     shutil.rmtree(fleet.directory, ignore_errors=True)
@@ -127,7 +140,12 @@ def test_the_misconfigured_target_fails_exactly_the_key_steps(fleet_run):
 
 @pytest.mark.snippet("verify/site-profile.toml", checker="verify")
 def test_without_sudo_only_the_steps_needing_another_user_fail_and_say_so(fleet_run):
+    """The login user has no sudo rights. (On the s390x host the login is root, see fleet_run: there the
+    target is a second good one.)"""
     found = verdicts(fleet_run["out"])
+    if fleet_run["root_login"]:
+        assert {found[("nosudo", s)]["verdict"] for s in APACHE_STEPS} == {"passed"}
+        return
     for step in ("apache-key-in-token", "apache-token-signs"):
         row = found[("nosudo", step)]
         assert row["verdict"] == "failed"

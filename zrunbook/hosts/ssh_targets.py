@@ -30,6 +30,7 @@ LOGIN = "zrops"
 class Fleet:
     engine_cli: str
     directory: Path
+    login: str = LOGIN  # root where sudo cannot work (the s390x host: qemu-user does not honour setuid)
     hosts: dict[str, dict] = field(default_factory=dict)  # inventory name -> host variables
 
     def __post_init__(self):
@@ -56,14 +57,16 @@ class Fleet:
     def add(self, host, name: str, *, sudo: bool = True, **hostvars) -> str:
         """Make the container behind testinfra ``host`` an SSH target listed as ``name``; returns the name."""
         pub = Path(f"{self.key}.pub").read_text(encoding="utf-8").strip()
-        sudoers = (f"echo '{LOGIN} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/{LOGIN}; "
-                   f"chmod 440 /etc/sudoers.d/{LOGIN}; ") if sudo else ""
+        user = self.login
+        home = "/root" if user == "root" else f"/home/{user}"
+        sudoers = (f"echo '{user} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/{user}; "
+                   f"chmod 440 /etc/sudoers.d/{user}; ") if sudo and user != "root" else ""
         ok(host, "set -e; rm -f /etc/ssh/ssh_host_*; ssh-keygen -A >/dev/null; mkdir -p /run/sshd; "
                  "grep -q \"$(hostname)\" /etc/hosts || echo \"127.0.1.1 $(hostname)\" >> /etc/hosts; "
-                 f"id {LOGIN} >/dev/null 2>&1 || useradd -m -s /bin/bash {LOGIN}; "
-                 f"install -d -m 700 -o {LOGIN} -g {LOGIN} /home/{LOGIN}/.ssh; "
-                 f"echo {shlex.quote(pub)} > /home/{LOGIN}/.ssh/authorized_keys; "
-                 f"chown {LOGIN}: /home/{LOGIN}/.ssh/authorized_keys; {sudoers}")
+                 f"id {user} >/dev/null 2>&1 || useradd -m -s /bin/bash {user}; "
+                 f"install -d -m 700 -o {user} -g {user} {home}/.ssh; "
+                 f"echo {shlex.quote(pub)} > {home}/.ssh/authorized_keys; "
+                 f"chown {user}: {home}/.ssh/authorized_keys; {sudoers}")
         key = host.check_output("cat /etc/ssh/ssh_host_ed25519_key.pub").split()[:2]
         with self.known_hosts.open("a", encoding="utf-8") as fh:
             fh.write(f"{host.zr_container} {' '.join(key)}\n")
@@ -79,7 +82,7 @@ class Fleet:
         """An Ansible YAML inventory: the targets in these groups, the run's key, user and ssh_config."""
         import yaml  # ansible-core's own dependency (PyYAML)
 
-        common = {"ansible_user": LOGIN, "ansible_ssh_private_key_file": str(self.key),
+        common = {"ansible_user": self.login, "ansible_ssh_private_key_file": str(self.key),
                   "ansible_ssh_common_args": f"-F {self.ssh_config}"}
         data = {"all": {"vars": common, "children": {
             group: {"hosts": {n: self.hosts[n] for n in names}} for group, names in groups.items()}}}
@@ -91,5 +94,5 @@ class Fleet:
         """End the ssh master connections (ControlPersist) so that no sshd of the run is left on a target."""
         for hostvars in self.hosts.values():
             if "ansible_host" in hostvars:
-                subprocess.run(["ssh", "-F", str(self.ssh_config), "-l", LOGIN, "-O", "exit", hostvars["ansible_host"]],
-                               capture_output=True, check=False)
+                subprocess.run(["ssh", "-F", str(self.ssh_config), "-l", self.login, "-O", "exit",
+                                hostvars["ansible_host"]], capture_output=True, check=False)

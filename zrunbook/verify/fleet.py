@@ -6,6 +6,7 @@ applicable (the host is in none of the groups the site profile gives that server
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -55,7 +56,9 @@ def test_step(verify_host, verify_step, verify_setup, verify_connections, reques
         if slot is None:
             verdict("failed", why)
     env, args = values(step, profile, slot, pin, hostvars)
+    started = time.monotonic()
     result = target.run_step(host, step, env, args, service_user)
+    row["seconds"] = round(time.monotonic() - started, 1)
     said = (result.stdout.strip() or result.stderr.strip()).splitlines()
     if result.rc != 0:
         err = [line for line in result.stderr.strip().splitlines() if line.strip()]

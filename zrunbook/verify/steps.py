@@ -45,9 +45,10 @@ def _server_steps(server: str, page: str, title: str) -> list[Step]:
     return [
         Step(f"{server}-key-in-token", page, f"{title}: the key of the certificate it presents is in the token, "
              "private, sensitive, never extractable", server, "crypto/verify/check-key-in-token.sh", SERVICE,
-             ("SLOT", "TOKEN_USER_PIN"), ("endpoint",)),
+             ("SLOT", "TOKEN_USER_PIN", "SERVER_NAME", "SIGALGS"), ("endpoint",)),
         Step(f"{server}-token-signs", page, f"{title}: each new TLS connection makes the token sign", server,
-             "crypto/verify/check-token-signs.sh", ROOT, ("SERVICE_USER", "SLOT", "CA_FILE", "SERVER_NAME"),
+             "crypto/verify/check-token-signs.sh", ROOT, ("SERVICE_USER", "SLOT", "CA_FILE", "SERVER_NAME",
+                                                                       "SIGALGS"),
              ("endpoint", "connections")),
     ]
 

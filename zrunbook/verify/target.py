@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import testinfra
 
@@ -33,19 +37,66 @@ class InventoryError(RuntimeError):
     pass
 
 
+class ToolMissing(RuntimeError):
+    pass
+
+
 def read_inventory(path: str) -> dict:
     env = {**os.environ, "ANSIBLE_INVENTORY_UNPARSED_FAILED": "true", "ANSIBLE_VERBOSITY": "0",
            "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "true", "ANSIBLE_NOCOLOR": "1"}
-    try:
-        done = subprocess.run(["ansible-inventory", "--list", "-i", path], capture_output=True, text=True, env=env,
-                              timeout=60, check=False)
-    except FileNotFoundError:
-        raise InventoryError("ansible-inventory is missing: install ansible-core (pip install 'ansible-core>=2.17') "
-                             "or run make verify, which installs it") from None
+    beside = Path(sys.executable).with_name("ansible-inventory")  # this virtualenv's, else the PATH's
+    program = str(beside) if beside.exists() else shutil.which("ansible-inventory")
+    if program is None:  # not an inventory problem: the checker must not count it as the file's fault
+        raise ToolMissing("ansible-inventory is missing: install ansible-core (pip install 'ansible-core>=2.17') "
+                          "or run make verify, which installs it")
+    done = subprocess.run([program, "--list", "-i", path], capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
     if done.returncode != 0:
-        said = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
-        raise InventoryError(f"the inventory {path} does not parse: {said[-400:]}")
+        raise InventoryError(f"the inventory {path} does not parse: {_first_reason(done.stderr)}")
     return json.loads(done.stdout)
+
+
+HOST_KEYS_OFF = ("stricthostkeychecking=no", "stricthostkeychecking no", "userknownhostsfile=/dev/null",
+                 "userknownhostsfile /dev/null")
+
+
+def _first_reason(stderr: str) -> str:
+    """Ansible's first parser's complaint (the YAML one for a YAML file) and where, from its warnings."""
+    reason = re.search(r"^\[(?:WARNING|ERROR)\]: Failed to parse inventory with '\w+' plugin: (.+)$", stderr, re.M)
+    origin = re.search(r"^Origin: (\S+:\d+:\d+)$", stderr, re.M)
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = reason.group(1) if reason else (lines[0] if lines else "ansible-inventory failed")
+    return f"{said} (at {origin.group(1)})" if origin else said
+
+
+def override_keys() -> set[str]:
+    """The host variables ``zrunbook_<part>_<key>`` an inventory may set (zrunbook/verify/steps.py values())."""
+    schema = json.loads((Path(__file__).with_name("profile.schema.json")).read_text(encoding="utf-8"))
+    server = set(schema["$defs"]["server"]["properties"]) - {"groups"}
+    crypto = set(schema["properties"]["crypto"]["properties"]) - {"groups"}
+    parts = schema["properties"]["servers"]["properties"]
+    return {f"zrunbook_{p}_{k}" for p in parts for k in server} | {f"zrunbook_crypto_{k}" for k in crypto}
+
+
+def inventory_problems(path: Path) -> list[str]:
+    """The inventory checker (zrunbook/checkers.toml): ansible-inventory must parse it; no host may switch host
+    key checking off; every zrunbook_* variable must be a profile key."""
+    try:
+        inventory = read_inventory(str(path))
+    except InventoryError as exc:
+        return [str(exc)]
+    out, known = [], override_keys()
+    for host, hostvars in inventory.get("_meta", {}).get("hostvars", {}).items():
+        for name, value in hostvars.items():
+            if name == "ansible_host_key_checking" and str(value).lower() in ("false", "no", "0"):
+                out.append(f"{host}: ansible_host_key_checking is off: verify must know whom it talks to")
+            if name.startswith("ansible_ssh_") and any(k in str(value).lower() for k in HOST_KEYS_OFF):
+                out.append(f"{host}: {name} switches host key checking off ({value}): put the host's key in "
+                           "known_hosts instead")
+            if name.startswith("zrunbook_") and name not in known:
+                out.append(f"{host}: {name} is not a value verify takes (zrunbook_<server>_<key>: "
+                           f"{', '.join(sorted(known)[:4])}, ...)")
+    return out
 
 
 def _members(inventory: dict, group: str) -> list[str]:

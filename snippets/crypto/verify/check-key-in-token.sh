@@ -20,7 +20,12 @@ p11sak_help=$(p11sak list-key --help 2>&1 || true)
 [[ $p11sak_help == *--long* ]] ||
   die "this p11sak cannot list key attributes (list-key --long): it needs openCryptoki 3.21 or later."
 
-served=$(openssl s_client -connect "$target" -servername "${target%:*}" </dev/null 2>/dev/null |
+# SERVER_NAME (optional): the name to ask for (SNI) when HOST is not the certificate's name. SIGALGS (optional):
+# the signature schemes to offer, so that the handshake does not make the token fail a hash it cannot do (the
+# runbook's s390x host under qemu has no SHA-256 in the ICA token; IBM Z does not need it).
+sigalgs=()
+[[ -z ${SIGALGS:-} ]] || sigalgs=(-sigalgs "$SIGALGS")
+served=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sigalgs[@]}" </dev/null 2>/dev/null |
          openssl x509 -noout -modulus 2>/dev/null | sed -n 's/^Modulus=//p') || true
 [[ -n $served ]] || die "no certificate from $target: is the server listening there with TLS?"
 

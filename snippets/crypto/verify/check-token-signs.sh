@@ -6,7 +6,8 @@
 # its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
 # SERVER_NAME (optional): the name in the server's certificate when HOST is not that name (localhost on the
-# server itself): curl then asks for https://SERVER_NAME:PORT/ and connects to HOST:PORT.
+# server itself): curl then asks for https://SERVER_NAME:PORT/ and connects to HOST:PORT. SIGALGS (optional):
+# the signature schemes curl offers, as OpenSSL lists them (needs curl 8.14 or later).
 # Needs curl and pkcsstats (openCryptoki 3.18 or later, statistics not switched off in opencryptoki.conf).
 set -euo pipefail
 
@@ -34,15 +35,16 @@ rsa_ops() {
                n = split($2, c, " +"); for (i = 1; i <= n; i++) s += c[i] } END { print s + 0 }' <<<"$out"
 }
 
-url="https://$target/" connect=()
+url="https://$target/" connect=() sigalgs=()
+[[ -z ${SIGALGS:-} ]] || sigalgs=(--sigalgs "$SIGALGS")
 if [[ -n ${SERVER_NAME:-} ]]; then
   port=${target##*:}
   url="https://$SERVER_NAME:$port/" connect=(--connect-to "$SERVER_NAME:$port:$target")
 fi
 before=$(rsa_ops)
-for _ in $(seq "$count"); do
-  curl -s -o /dev/null --max-time 20 --cacert "$CA_FILE" "${connect[@]}" "$url" ||
-    die "connection $_ to $target ($url) failed: is the server up, and is SERVER_NAME the name in its certificate?"
+for i in $(seq "$count"); do
+  said=$(curl -sS -o /dev/null --max-time 20 --cacert "$CA_FILE" "${connect[@]}" "${sigalgs[@]}" "$url" 2>&1) ||
+    die "connection $i to $target ($url) failed: ${said:-curl failed}. Is the server up, and is SERVER_NAME the name in its certificate?"
 done
 after=$(rsa_ops)
 grown=$((after - before))
