@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static lint serve bundle verify bench-verify bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
+.PHONY: help html pdf check check-static lint serve bundle verify doctor bench-verify bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -47,6 +47,11 @@ verify: ## check your hosts against the runbook over SSH: INVENTORY=hosts.yml PR
 	@test -n "$(INVENTORY)" -a -n "$(PROFILE)" || { echo "make verify: give INVENTORY=<your Ansible inventory> and PROFILE=<your site profile> (example: snippets/verify/site-profile.toml)" >&2; exit 2; }
 	$(call setup,verify)
 	$(TOX) -q -e verify -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" $(if $(LIMIT),--limit "$(LIMIT)") $(if $(WORKERS),--workers $(WORKERS))
+
+doctor: ## name the known reasons a host's token stops answering: HOST=name INVENTORY=hosts.yml PROFILE=site.toml
+	@test -n "$(HOST)" -a -n "$(INVENTORY)" -a -n "$(PROFILE)" || { echo "make doctor: give HOST=<inventory host>, INVENTORY=<your Ansible inventory> and PROFILE=<your site profile>" >&2; exit 2; }
+	$(call setup,verify)
+	$(TOX) -q -e doctor -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" --host "$(HOST)"
 
 bench-verify: ## time make verify against 1, 2, 4 and 8 container targets (3 runs each) -> snippets/results/measured/verify-scaling.csv
 	$(call setup,check)

@@ -24,6 +24,7 @@ extensions = [
     "a11y",
     "outcome",
     "walked",
+    "verify_tables",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]

@@ -9,6 +9,7 @@
     bench-tls           the results chapter's TLS measurement on this machine
     bench-snippet       time `make check SNIPPET=...` (static and host) and the set-up probe
     verify ARGS...      the runbook's read-only checks against an Ansible inventory's hosts (--help for the options)
+    doctor ARGS...      which known reason makes one host's token stop answering (--help for the options)
     serve [PORT]        live preview on http://127.0.0.1:PORT/ (default 8000), rebuilt on every change
 """
 
@@ -49,6 +50,9 @@ def main(argv: list[str]) -> int:
         for e in ledger.entries(ledger.load(), args[0], digest(args[0])):
             print(f"{e['checker']} · {e['host']} · {e['outcome']}  ({e['date'] or '-'}, {e['commit'] or '-'})")
         return 0
+    if command == "doctor":
+        from zrunbook.verify import doctor
+        return doctor.main(args)
     if command == "verify":
         from zrunbook.verify import cli
         return cli.main(args)

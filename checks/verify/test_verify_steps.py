@@ -38,3 +38,11 @@ def test_every_outcome_check_is_a_verify_step_or_says_why_not():
             assert outcome.snippet in steps or outcome.snippet in OUTCOMES_NOT_VERIFIED, \
                 f"{outcome.page}: outcome check {outcome.snippet} is neither a verify step nor in OUTCOMES_NOT_VERIFIED"
     assert set(OUTCOMES_NOT_VERIFIED) <= {o.snippet for o in declared(DOCS)}
+
+
+def test_each_doctor_signature_links_to_a_place_in_the_guide():
+    from zrunbook.verify.doctor import SIGNATURES
+
+    for sig in SIGNATURES:
+        text = (DOCS / f"{sig.page}.md").read_text(encoding="utf-8")
+        assert re.search(rf"^\({re.escape(sig.label)}\)=\n#+ ", text, re.M), f"{sig.page}: no ({sig.label})= heading"

@@ -48,6 +48,8 @@ KINDS: list[tuple[str, str]] = [
     ("*.csv", "text"),
     ("*.json", "json"),
     ("*.yaml", "yaml"),
+    ("*.yml", "yaml"),
+    ("*.toml", "toml"),
     ("*.java", "java"),
     ("*.c", "c"),
     ("*.service", "ini"),

@@ -16,8 +16,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
-
 SCHEMA_FILE = Path(__file__).with_name("profile.schema.json")
 SERVER_KEYS = ("apache", "ihs", "was", "liberty", "webseal")
 DEFAULT_CONNECTIONS = 3
@@ -61,6 +59,8 @@ def line_of(text: str, path: tuple) -> int:
 
 
 def _problems(text: str, data: dict, where: str) -> list[str]:
+    import jsonschema  # here, not at the top: the guide's build reads the steps without this package
+
     validator = jsonschema.Draft202012Validator(schema())
     out = []
     for error in sorted(validator.iter_errors(data), key=lambda e: (line_of(text, tuple(e.absolute_path)), e.message)):

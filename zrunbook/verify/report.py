@@ -15,9 +15,12 @@ from zrunbook import ROOT
 VERDICTS = ("passed", "failed", "not applicable")
 
 
+def guide_base(profile) -> str:
+    return (profile.guide_url or (ROOT / "build" / "html").as_uri()).rstrip("/")
+
+
 def page_url(profile, step) -> str:
-    base = (profile.guide_url or (ROOT / "build" / "html").as_uri()).rstrip("/")
-    return f"{base}/{step.page}.html#{step.label}"
+    return f"{guide_base(profile)}/{step.page}.html#{step.label}"
 
 
 def document(profile, inventory: str, hosts: list[str], rows: list[dict], seconds: float) -> dict:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zrunbook.verify.profile import DEFAULT_CONNECTIONS, Profile
+from zrunbook.verify.profile import DEFAULT_CONNECTIONS, SERVER_KEYS, Profile
+
+SERVER_PARTS = SERVER_KEYS
 
 LOGIN, ROOT, SERVICE = "login user", "root", "server user"
 

@@ -25,8 +25,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import testinfra
-
 from zrunbook import SNIPPETS
 from zrunbook.verify.steps import LOGIN, ROOT, Step
 
@@ -131,6 +129,8 @@ def hostvars_of(inventory: dict, host: str) -> dict:
 def connect(inventory_path: str, name: str):
     """A testinfra host for one inventory host: pytest-testinfra's Ansible backend resolves the inventory
     variables into its ssh backend (None for a connection other than ssh/paramiko, refused in ``_ssh``)."""
+    import testinfra  # here: the guide's build reads this package's tables without pytest-testinfra
+
     ansible = testinfra.get_host(f"ansible://{name}", ansible_inventory=inventory_path).backend
     return ansible.ansible_runner.get_host(name) or ansible
 
@@ -196,3 +196,8 @@ def run_step(host, step: Step, env: dict[str, str], args: list[str], service_use
     exports = "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env.items())
     command = "bash -s -- " + " ".join(shlex.quote(a) for a in args)
     return _ssh(host, _as(step.run_as, service_user, command), exports + script)
+
+
+def run_as_root(host, script: str, args: list[str]) -> Result:
+    """A script (its text) as root on the host through sudo -n, with arguments (make doctor's probe)."""
+    return _ssh(host, _as(ROOT, None, "bash -s -- " + " ".join(shlex.quote(a) for a in args)), script)
