@@ -48,6 +48,14 @@ def runtime() -> Path:
     if (wlp / "bin" / "server").exists():
         return wlp
     zip_path = fetch.pinned(URL, SHA256, CACHE / f"openliberty-runtime-{VERSION}.zip")
+    with fetch.locked(CACHE / VERSION):  # two workers: one unpacks, the other finds it unpacked
+        if (wlp / "bin" / "server").exists():
+            return wlp
+        _unpack(zip_path)
+    return wlp
+
+
+def _unpack(zip_path: Path) -> None:
     tmp = CACHE / f"{VERSION}.part"
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(zip_path) as archive:
@@ -58,7 +66,6 @@ def runtime() -> Path:
     tmp.chmod(0o755)
     shutil.rmtree(CACHE / VERSION, ignore_errors=True)
     tmp.rename(CACHE / VERSION)
-    return wlp
 
 
 def install(host) -> None:
