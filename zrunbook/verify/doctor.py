@@ -21,7 +21,7 @@ from zrunbook import SNIPPETS
 from zrunbook.verify import profile as prof
 from zrunbook.verify import target
 from zrunbook.verify.report import guide_base
-from zrunbook.verify.steps import SERVER_PARTS
+from zrunbook.verify.steps import SERVER_PARTS, setting
 
 PROBE = "verify/doctor-probe.sh"
 
@@ -69,11 +69,8 @@ def parse(output: str) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def users_for(profile: prof.Profile, groups: set[str], hostvars: dict) -> list[str]:
-    users = []
-    for part in SERVER_PARTS:
-        server = profile.server(part)
-        if server and groups & set(server["groups"]):
-            users.append(hostvars.get(f"zrunbook_{part}_user") or server["user"])
+    users = [setting(profile, part, hostvars)["user"] for part in SERVER_PARTS
+             if profile.server(part) and groups & set(profile.groups(part))]
     return list(dict.fromkeys(users))
 
 

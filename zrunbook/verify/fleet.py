@@ -12,7 +12,7 @@ import pytest
 
 from zrunbook.verify import target
 from zrunbook.verify.report import page_url
-from zrunbook.verify.steps import ROOT, SERVICE, applies, values
+from zrunbook.verify.steps import ROOT, SERVICE, applies, setting, values
 
 
 def test_step(verify_host, verify_step, verify_setup, verify_connections, request):
@@ -42,8 +42,7 @@ def test_step(verify_host, verify_step, verify_setup, verify_connections, reques
     if unreachable:
         verdict("failed", f"not checked: {unreachable}")
     hostvars = target.hostvars_of(inventory, verify_host)
-    env, args = values(step, profile, None, None, hostvars)
-    service_user = hostvars.get(f"zrunbook_{step.part}_user") or (profile.server(step.part) or {}).get("user")
+    service_user = setting(profile, step.part, hostvars).get("user")
     pin = None
     if step.secrets:
         pin = os.environ.get(profile.pin_env)

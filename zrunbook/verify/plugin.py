@@ -29,11 +29,9 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    if config.pluginmanager.has_plugin("zr-verify-reports") or hasattr(config, "workerinput"):
-        config.zr_started = time.time()
-        return
     config.zr_started = time.time()
-    config.pluginmanager.register(Reports(config), "zr-verify-reports")
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) writes the reports
+        config.pluginmanager.register(Reports(config), "zr-verify-reports")
 
 
 def _setup(config) -> tuple[dict, list[str], prof.Profile]:

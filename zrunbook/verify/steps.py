@@ -97,12 +97,18 @@ def applies(step: Step, profile: Profile, groups: set[str]) -> str | None:
     return None
 
 
-def values(step: Step, profile: Profile, slot: str | None, pin: str | None, hostvars: dict) -> tuple[dict, list[str]]:
-    """The step's environment and arguments on one host. A host variable ``zrunbook_<part>_<key>`` (for example
-    ``zrunbook_apache_endpoint``) overrides the profile's value for that host."""
-    table = dict(profile.data.get("crypto", {}) if step.part == "crypto" else profile.server(step.part) or {})
-    prefix = f"zrunbook_{step.part}_"
+def setting(profile: Profile, part: str, hostvars: dict) -> dict:
+    """The profile's table for a server (or "crypto") as one host sees it: a host variable
+    ``zrunbook_<part>_<key>`` (for example ``zrunbook_apache_endpoint``) overrides the profile's value."""
+    table = dict(profile.data.get("crypto", {}) if part == "crypto" else profile.server(part) or {})
+    prefix = f"zrunbook_{part}_"
     table.update({k.removeprefix(prefix): v for k, v in hostvars.items() if k.startswith(prefix)})
+    return table
+
+
+def values(step: Step, profile: Profile, slot: str | None, pin: str | None, hostvars: dict) -> tuple[dict, list[str]]:
+    """The step's environment and arguments on one host (``setting``)."""
+    table = setting(profile, step.part, hostvars)
     source = {"SLOT": slot, "TOKEN_USER_PIN": pin, "SERVICE_USER": table.get("user"), "CA_FILE": table.get("ca_file"),
               "SIGALGS": table.get("sigalgs"), "AP_WAIT_SECONDS": table.get("ap_wait_seconds"),
               "SERVER_NAME": table.get("server_name")}
