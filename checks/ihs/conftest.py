@@ -8,7 +8,8 @@ runs under ``nsenter --net=<that path>`` and reaches the server on the container
 The container keeps no network at all; the scan needs root (nsenter), as `make check` has.
 It is started by the host pool like every host container (labelled, removed after the test, swept with its run).
 Use it with ``@pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)``, so the
-test's host is known to the coverage plugin and its id names the host.
+test's host is known to the coverage plugin and its id names the host. A test marked
+``@pytest.mark.from_state(STATE)`` starts from that prepared state's image, as ``fresh_host`` does.
 """
 
 import pytest
@@ -16,7 +17,8 @@ import pytest
 
 @pytest.fixture
 def published_host(request, zr_host_pool):
-    host = zr_host_pool.start(request.param)
+    marker = request.node.get_closest_marker("from_state")
+    host = zr_host_pool.start(request.param, state=marker.args[0] if marker else None)
     try:
         pid = zr_host_pool.engine().run("inspect", "-f", "{{.State.Pid}}", host.zr_container).stdout.strip()
         host.zr_port, host.zr_netns = 443, f"/proc/{pid}/ns/net"

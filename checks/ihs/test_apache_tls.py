@@ -17,9 +17,22 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook.hosts.apache import QEMU_SIGALGS, TOKEN_KEY, handshake, serve_files, serve_token
-from zrunbook.hosts.steps import run_snippet
-from zrunbook.hosts.token import LABEL, token_env
+from zrunbook.hosts.apache import (
+    ECDSA_CERT,
+    ECDSA_SITE,
+    QEMU_SIGALGS,
+    TEST_CA,
+    TOKEN_KEY,
+    ecdsa_key_step,
+    handshake,
+    serve_files,
+    serve_token,
+    serve_token_ecdsa,
+    token_public_key,
+    warm_up,
+)
+from zrunbook.hosts.steps import run_snippet, snippet_path
+from zrunbook.hosts.token import LABEL, PINS, slot_of, token_env
 from zrunbook.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
@@ -294,3 +307,120 @@ def test_testssl_caps_the_2013_choices_at_b(fresh_host):
     assert {"Grade capped to B. TLS 1.0 offered", "Grade capped to B. TLS 1.1 offered",
             "Grade capped to B. Forward Secrecy (FS) is not supported",
             "Grade capped to A. HSTS is not offered"} <= caps
+
+
+# ECDSA P-256 in the token (the page's section on a second key): mod_ssl serves the ECDSA certificate to clients
+# that offer ECDSA signatures and the RSA one to the others; both keys stay in the token.
+ECDSA_SNIPPETS = (ECDSA_SITE, "ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh")
+CHECK_KEY = "crypto/verify/check-key-in-token.sh"
+
+
+def check_key_in_token(host, sigalgs: str):
+    """The page's outcome check as httpd's user against the local site, offering only sigalgs."""
+    env = f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} SERVER_NAME=www.example.com SIGALGS={sigalgs}"
+    return host.run(f"runuser -u www-data -- env {env} bash {snippet_path(CHECK_KEY)} localhost:443")
+
+
+def ecdsa_key_in_a_file(host, curve: str) -> None:
+    """The ECDSA site's token key replaced by a key file on curve, with its certificate from the test CA."""
+    key = "/etc/ssl/private/ec-file.key"
+    host.run_expect([0], f"openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:{curve} -out {key}"
+                         f" && chgrp www-data {key} && chmod 0640 {key}"
+                         f" && openssl req -new -key {key} -subj /CN=www.example.com -out /tmp/ec-file.csr")
+    host.run_expect([0], f"CA_DIR=/root/zr-test-ca bash {snippet_path(TEST_CA)} sign /tmp/ec-file.csr {ECDSA_CERT}")
+    host.run_expect([0], "sed -i 's#\"pkcs11:token=IBMICATOK;object=apachekey-ec;type=private\"#"
+                         f"{key}#' /etc/apache2/sites-available/tls.conf"
+                         " && apache2ctl -t && apache2ctl graceful && sleep 2")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(*ECDSA_SNIPPETS, CHECK_KEY, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_ecdsa_site_serves_the_p256_key_of_the_token_and_the_rsa_key_to_other_clients(fresh_host):
+    ca = serve_token_ecdsa(fresh_host)
+    ecdsa = handshake(fresh_host, ca, "-tls1_3", "-sigalgs", "ECDSA+SHA256")
+    assert ecdsa.rc == 0, ecdsa.stdout
+    assert field(ecdsa, "Signature type") == "ecdsa_secp256r1_sha256"
+    tls12 = handshake(fresh_host, ca, "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256")
+    assert tls12.rc == 0, tls12.stdout
+    assert field(tls12, "Ciphersuite") == "ECDHE-ECDSA-AES128-GCM-SHA256"
+    rsa = handshake(fresh_host, ca, "-tls1_3", "-sigalgs", "rsa_pss_rsae_sha256")
+    assert rsa.rc == 0, rsa.stdout
+    assert field(rsa, "Signature type") == "rsa_pss_rsae_sha256"
+    served = fresh_host.run(f"openssl x509 -in {ECDSA_CERT} -noout -pubkey").stdout
+    assert "BEGIN PUBLIC KEY" in served
+    assert served == token_public_key(fresh_host, "apachekey-ec")
+    for sigalgs in ("ECDSA+SHA256", "rsa_pss_rsae_sha256"):
+        r = check_key_in_token(fresh_host, sigalgs)
+        assert r.rc == 0, r.stdout + r.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK_KEY, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_key_in_token_check_fails_for_an_ecdsa_key_in_a_file(fresh_host):
+    """Negative case: the same site with its ECDSA key in a file: the token's P-256 key does not match it."""
+    serve_token_ecdsa(fresh_host)
+    ecdsa_key_in_a_file(fresh_host, "P-256")
+    r = check_key_in_token(fresh_host, "ECDSA+SHA256")
+    assert r.rc == 1, r.stdout + r.stderr
+    assert "no private key in slot" in r.stderr
+    assert "has the public key of the certificate" in r.stderr
+    assert check_key_in_token(fresh_host, "rsa_pss_rsae_sha256").rc == 0  # the RSA key is still the token's
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.snippet("ihs/apache/create-token-key-and-csr.sh", checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_ecdsa_key_step_says_why_the_ica_token_makes_no_p256_key_without_cpacf_ecc(fresh_host):
+    """Under qemu there is no CPACF ECC (MSA 9) and no CCA card: libica refuses the curve (EPERM), the ICA token
+    answers CKR_CURVE_NOT_SUPPORTED, and the step says what that means instead of p11sak's code."""
+    r = ecdsa_key_step(fresh_host)
+    assert r.rc == 1, r.stdout + r.stderr
+    assert "cannot make a P-256 key on this machine" in r.stderr
+    assert "IBM z15 and later" in r.stderr
+    assert fresh_host.run("test -e /etc/ssl/www.example.com-ecdsa.csr").rc == 1
+
+
+def scan_token_ecdsa(host, tmp_path):
+    ca = serve_token_ecdsa(host)
+    warm_up(host, ca, "ECDSA+SHA256", "rsa_pss_rsae_sha256")  # past httpd's first token logins (apache.warm_up)
+    ca_file = tmp_path / "ca.crt"
+    ca_file.write_text(host.file(ca).content_string)
+    return sslyze(host, ca_file, tmp_path)
+
+
+def served_key_types(scan) -> set[tuple[str, int]]:
+    """(key algorithm, size) of each certificate deployment sslyze found."""
+    info = scan["server_scan_results"][0]["scan_result"]["certificate_info"]["result"]
+    return {(d["received_certificate_chain"][0]["public_key"]["algorithm"],
+             d["received_certificate_chain"][0]["public_key"]["key_size"])
+            for d in info["certificate_deployments"]}
+
+
+@pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)
+@pytest.mark.snippet(*ECDSA_SNIPPETS, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_tls_policy_scan_finds_both_token_certificates_compliant_with_mozilla_intermediate(published_host, tmp_path):
+    proc, scan = scan_token_ecdsa(published_host, tmp_path)
+    assert scan is not None, proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert f"www.example.com:{published_host.zr_port}: OK - Compliant." in proc.stdout, proc.stdout[-3000:]
+    errors = published_host.run("tail -20 /var/log/apache2/error.log").stdout
+    assert served_key_types(scan) == {("ECPublicKey", 256), ("RSAPublicKey", 2048)}, errors
+
+
+@pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)
+@pytest.mark.snippet(ECDSA_SITE, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_tls_policy_scan_rejects_an_ecdsa_certificate_on_p521(published_host, tmp_path):
+    """Negative case: the same site with a P-521 certificate, a curve Mozilla's intermediate profile leaves out."""
+    ca = serve_token_ecdsa(published_host)
+    ecdsa_key_in_a_file(published_host, "P-521")
+    ca_file = tmp_path / "ca.crt"
+    ca_file.write_text(published_host.file(ca).content_string)
+    proc, scan = sslyze(published_host, ca_file, tmp_path)
+    assert scan is not None, proc.stdout + proc.stderr
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "FAILED - Not compliant." in proc.stdout, proc.stdout[-3000:]
+    assert "secp521r1" in proc.stdout, proc.stdout[-3000:]

@@ -77,16 +77,8 @@ def fleet_run(request, zr_host_pool, tmp_path_factory):
         host = zr_host_pool.start(name, state=TOKEN_KEY)
         ca = serve(host)
         host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
-        # A server that has served: one handshake after another first, so that no verify step meets httpd's
-        # first token logins. Two threads of one child logging in at once can fail a handshake with
-        # "Internal locking failure (Failed to fetch login_session)" (seen here under qemu, where a login is
-        # slow; pkcs11-provider issues 271 and 287), which is the server's start-up race, not a verify result.
-        for _ in range(WARM_UP):
-            apache.handshake(host, ca, *(("-sigalgs", apache.QEMU_SIGALGS) if emulated else ()))
-        # and a burst at once, so that every child meets (and gets past) its first concurrent logins here
-        sig = f"-sigalgs {apache.QEMU_SIGALGS}" if emulated else ""
-        host.run(f"for i in $(seq {2 * WARM_UP}); do echo | timeout 60 openssl s_client -connect 127.0.0.1:443 "
-                 f"-servername www.example.com -CAfile {ca} -brief {sig} >/dev/null 2>&1 & done; wait")
+        # A server that has served, so that no verify step meets httpd's first token logins (apache.warm_up).
+        apache.warm_up(host, ca, *((apache.QEMU_SIGALGS,) if emulated else ()), rounds=WARM_UP)
         return host
 
     good, broken, nosudo = start(apache.serve_token), start(apache.serve_files), start(apache.serve_token)

@@ -5,7 +5,9 @@ site snippet enabled and httpd started by the page's own site step. ``serve_toke
 crypto chapter's token made ready for httpd's user (zrunbook/hosts/token.py), the key generated in the token
 and the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set with
 this chapter's snippet, httpd started. Both return the test CA's path inside the container.
-``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
+``serve_token_ecdsa(host)``: the same with the ECDSA P-256 key added to the token and the two-key site.
+``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container; ``warm_up(host, ca, ...)`` sends a
+site its first handshakes, one after another and at once, before a check.
 ``try_export(host, key_label)`` runs zrunbook/hosts/token_export.py as httpd's user with the page's PIN file
 (the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
 decrypts a successful wrap outside the token with openssl and returns the public key of what came out.
@@ -25,7 +27,7 @@ from pathlib import Path
 
 from zrunbook import SNIPPETS
 from zrunbook.hosts.steps import State, snippet_path
-from zrunbook.hosts.token import LABEL, ready_token
+from zrunbook.hosts.token import LABEL, ready_token, token_env
 from zrunbook.hosts.util import copy_to, ok
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 
@@ -116,11 +118,49 @@ def serve_token(host) -> str:
     return ca
 
 
+ECDSA_SITE = "ihs/apache/apache-tls-pkcs11-ecdsa.conf"
+ECDSA_CERT = "/etc/ssl/certs/www.example.com-ecdsa.crt"  # where the ECDSA site names it
+
+
+def ecdsa_key_step(host):
+    """The key step for an ECDSA key, as the page runs it (testinfra's CommandResult: it fails where the token
+    makes no P-256 key)."""
+    return host.run(f"{token_env()} bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')} ec")
+
+
+def serve_token_ecdsa(host) -> str:
+    """The ECDSA site: the RSA key's preparation, then the P-256 key in the token, its certificate from the test
+    CA (the sign step with CERT), the site with both keys, httpd started. Returns the CA."""
+    ca = token_key(host)
+    step = ecdsa_key_step(host)
+    assert step.rc == 0, step.stdout + step.stderr
+    ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign /etc/ssl/www.example.com-ecdsa.csr {ECDSA_CERT}")
+    enable_site(host, ECDSA_SITE)
+    start(host)
+    return ca
+
+
 def handshake(host, ca: str, *args: str):
     """openssl s_client against the local httpd; returns testinfra's CommandResult (brief output)."""
     opts = " ".join(shlex.quote(a) for a in args)
     return host.run(f"echo | timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com "
                     f"-CAfile {ca} -verify_return_error -brief {opts} 2>&1")
+
+
+def warm_up(host, ca: str, *sigalgs: str, rounds: int = 4) -> None:
+    """Handshakes a served site has had before a check: rounds one after another, then twice as many at once, for
+    each signature-scheme list in sigalgs (none given: the client's defaults). A freshly started httpd whose
+    threads make their first token logins at the same time can fail a handshake with "Internal locking failure
+    (Failed to fetch login_session)": pkcs11-provider 1.0 waits at most 1 s for another thread's login (its
+    session.c, MAX_WAIT), and a login takes longer under qemu or on a loaded machine. That is the server's start-up
+    race (pkcs11-provider issues 271 and 287; its 1.2.0 takes the login session less often), not what a check
+    is about."""
+    for sig in sigalgs or ("",):
+        opt = f"-sigalgs {shlex.quote(sig)}" if sig else ""
+        for _ in range(rounds):
+            handshake(host, ca, *(("-sigalgs", sig) if sig else ()))
+        host.run(f"for i in $(seq {2 * rounds}); do echo | timeout 60 openssl s_client -connect 127.0.0.1:443 "
+                 f"-servername www.example.com -CAfile {ca} -brief {opt} >/dev/null 2>&1 & done; wait")
 
 
 def try_export(host, key_label: str, user: str = "www-data") -> dict:

@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Generate httpd's RSA key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
+# Generate httpd's key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
 # the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later.
+# Usage: create-token-key-and-csr.sh [rsa|ec]   rsa: RSA 2048 (the default); ec: ECDSA on NIST P-256
 # Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, and APACHE_GROUP and PKCS11_LIB,
 # which default to httpd's group and openCryptoki's library on RHEL, SLES, Ubuntu and Debian.
 set -euo pipefail
 
+(($# <= 1)) || { echo "Usage: $0 [rsa|ec]" >&2; exit 2; }
+KEY_TYPE="${1:-rsa}"
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
-KEY_LABEL="${KEY_LABEL:-apachekey}"
 SERVER_NAME="${SERVER_NAME:-www.example.com}"
 PIN_FILE="${PIN_FILE:-/etc/ssl/private/apache-token.pin}"
 OPENSSL_PKCS11_CONF="${OPENSSL_PKCS11_CONF:-/etc/ssl/openssl-pkcs11.conf}"
-CSR="${CSR:-/etc/ssl/$SERVER_NAME.csr}"
+case "$KEY_TYPE" in
+    rsa) KEY_LABEL="${KEY_LABEL:-apachekey}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME.csr}"
+         key_size=2048; key_name="RSA 2048"; csr_hash=-sha512 ;;
+    ec)  KEY_LABEL="${KEY_LABEL:-apachekey-ec}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME-ecdsa.csr}"
+         key_size=prime256v1; key_name="ECDSA P-256"; csr_hash=-sha256 ;;
+    *)   echo "The key type '$KEY_TYPE' is neither rsa nor ec (usage: $0 [rsa|ec])." >&2; exit 2 ;;
+esac
 : "${TOKEN_USER_PIN:?set TOKEN_USER_PIN to the user PIN of token $TOKEN_LABEL}"
 
 # httpd's group: apache (RHEL), www (SLES) or www-data (Ubuntu, Debian), whichever exists.
@@ -69,7 +77,7 @@ slot=$({ pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
 
 # p11sak reads the PIN from PKCS11_USER_PIN, so it never appears on a command line.
 p11() { PKCS11_USER_PIN="$TOKEN_USER_PIN" p11sak "$@"; }
-existing=$(p11 list-key rsa --slot "$slot" --label "$KEY_LABEL" --long) ||
+existing=$(p11 list-key "$KEY_TYPE" --slot "$slot" --label "$KEY_LABEL" --long) ||
     { echo "p11sak could not list the keys of token $TOKEN_LABEL (slot $slot): is the user PIN right?" >&2; exit 1; }
 # one line per attribute of the private key: CKA_EXTRACTABLE: CK_FALSE, ...
 private_attrs=$(awk '/^Label:/ { priv = 0 } /Key: private/ { priv = 1 } priv && /CKA_/ { print $1, $2 }' <<<"$existing")
@@ -78,7 +86,7 @@ if [[ -n "$private_attrs" ]]; then
         grep -qx "$want" <<<"$private_attrs" || {
             echo "Key $KEY_LABEL in token $TOKEN_LABEL lacks $want: it can be exported from the token." \
                 "Generate a new key under another KEY_LABEL with this snippet, or remove this one" \
-                "(p11sak remove-key rsa --slot $slot --label $KEY_LABEL) and run again; then request a new certificate." >&2
+                "(p11sak remove-key $KEY_TYPE --slot $slot --label $KEY_LABEL) and run again; then request a new certificate." >&2
             exit 1
         }
     done
@@ -86,8 +94,21 @@ if [[ -n "$private_attrs" ]]; then
 else
     # public key: verify only; private key: private, sensitive, sign only (no decrypt, unwrap, sign-recover),
     # not extractable. Upper case sets an attribute to true, lower case to false (man p11sak).
-    p11 generate-key rsa 2048 --slot "$slot" --label "$KEY_LABEL:$KEY_LABEL" --attr "Vew:PSGcdux" >/dev/null
-    echo "generated RSA 2048 key pair $KEY_LABEL in token $TOKEN_LABEL (sign-only, not extractable)"
+    # Both halves get the label's bytes as CKA_ID: pkcs11-provider finds an EC private key's public point by it.
+    key_id=$(printf '%s' "$KEY_LABEL" | od -An -v -tx1 | tr -d ' \n')
+    if ! made=$(p11 generate-key "$KEY_TYPE" "$key_size" --slot "$slot" --label "$KEY_LABEL:$KEY_LABEL" \
+                  --id "$key_id" --attr "Vew:PSGcdux" 2>&1); then
+        if [[ $made == *CKR_CURVE_NOT_SUPPORTED* ]]; then
+            # libica makes EC keys only on CPACF's ECC instructions (MSA 9: z15 and later) or a CCA coprocessor.
+            echo "Token $TOKEN_LABEL cannot make a P-256 key on this machine: the ICA token does ECC only with" \
+                "CPACF's ECC functions (IBM z15 and later) or an online CCA coprocessor. Make an RSA key" \
+                "(no argument), or use a token that does ECC here (CCA, EP11)." >&2
+        else
+            echo "p11sak could not generate the $key_name key in token $TOKEN_LABEL (slot $slot): $made" >&2
+        fi
+        exit 1
+    fi
+    echo "generated $key_name key pair $KEY_LABEL in token $TOKEN_LABEL (sign-only, not extractable)"
 fi
 
 # The PIN file, once p11sak has logged in with the PIN: pkcs11-provider reads it in httpd's processes, so httpd's group may read it, no one else.
@@ -113,8 +134,9 @@ fi
 chgrp "$APACHE_GROUP" "$PIN_FILE"
 chmod 0640 "$PIN_FILE"
 
-# SHA-512: the token hashes with CPACF where it can; the CA signs the certificate with its own hash anyway.
-OPENSSL_CONF="$OPENSSL_PKCS11_CONF" openssl req -new -sha512 \
+# RSA: SHA-512, which the token hashes with CPACF where it can; ECDSA P-256: SHA-256, its matching hash. The CA
+# signs the certificate with its own hash anyway.
+OPENSSL_CONF="$OPENSSL_PKCS11_CONF" openssl req -new "$csr_hash" \
     -key "pkcs11:token=$TOKEN_LABEL;object=$KEY_LABEL;type=private" \
     -subj "/CN=$SERVER_NAME" -addext "subjectAltName=DNS:$SERVER_NAME" -out "$CSR"
 echo "certificate request for $SERVER_NAME: $CSR (send it to your CA)"
