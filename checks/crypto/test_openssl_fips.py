@@ -1,0 +1,96 @@
+"""OpenSSL's FIPS provider on the container hosts (docs/how-to/crypto/08-fips.md), Debian 13's openssl-provider-fips.
+
+The page's enable step writes the module's configuration with openssl fipsinstall, the page's configuration
+restricts OpenSSL to the fips provider, and its outcome check proves that OpenSSL then answers only from that
+provider, run as httpd's user as a service would. Negative cases: no FIPS configuration, the fips provider beside
+the default one, a fipsmodule.cnf whose MAC does not match the module (the provider then refuses to load), and
+an enable step on a system without the module.
+"""
+
+import pytest
+
+from zrunbook.hosts.engine import REPO
+from zrunbook.hosts.steps import run_snippet, snippet_path
+from zrunbook.hosts.util import copy_to, output
+
+INSTALL = "crypto/fips/install-openssl-fips-debian.sh"
+ENABLE = "crypto/fips/enable-openssl-fips-provider.sh"
+CONF = "crypto/fips/openssl-fips.cnf"
+CHECK = "crypto/fips/check-openssl-fips.sh"
+BESIDE_DEFAULT = "checks/crypto/bad/fips/openssl-fips-beside-default.cnf"
+FIPS_CONF = "/etc/ssl/openssl-fips.cnf"  # where the page saves it
+
+
+def enable(host) -> None:
+    """The page's steps: the package (installed in the image: the step resolves offline), fipsinstall, the
+    configuration saved where the page says."""
+    r = run_snippet(host, INSTALL)
+    assert r.rc == 0, output(r)
+    r = run_snippet(host, ENABLE)
+    assert r.rc == 0, output(r)
+    host.run_expect([0], f"install -m 0644 {snippet_path(CONF)} {FIPS_CONF}")
+
+
+def check(host, conf: str | None):
+    """The page's check as httpd's user, given the configuration as the page runs it (none: the system's)."""
+    return host.run(f"runuser -u www-data -- bash {snippet_path(CHECK)} {conf or ''}")
+
+
+@pytest.mark.snippet(INSTALL, ENABLE, CONF, CHECK, checker="testinfra")
+def test_with_the_fips_configuration_openssl_answers_only_from_the_fips_provider(fresh_host):
+    enable(fresh_host)
+    r = check(fresh_host, FIPS_CONF)
+    assert r.rc == 0, output(r)
+    assert "answers from the FIPS provider 3.5" in r.stdout
+    assert "(active: base fips)" in r.stdout
+    assert "Refused: MD5 ChaCha20 RSA-1024 key generation." in r.stdout
+    assert fresh_host.file("/etc/ssl/fipsmodule.cnf").contains("^module-mac = ")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK, checker="testinfra")
+def test_fips_check_fails_with_the_system_configuration(fresh_host):
+    enable(fresh_host)
+    r = check(fresh_host, None)
+    assert r.rc == 1, output(r)
+    assert "the fips provider is not active with the system configuration (active: default)" in r.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK, checker="testinfra")
+def test_fips_check_fails_when_the_default_provider_answers_beside_it(fresh_host):
+    enable(fresh_host)
+    copy_to(fresh_host, (REPO / BESIDE_DEFAULT).read_text(), "/tmp/beside.cnf")
+    r = check(fresh_host, "/tmp/beside.cnf")
+    assert r.rc == 1, output(r)
+    assert "OpenSSL still offers what the FIPS provider does not" in r.stderr
+    assert "(active providers: default fips)" in r.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK, CONF, checker="testinfra")
+def test_fips_check_fails_when_the_module_mac_does_not_match(fresh_host):
+    """A fipsmodule.cnf from another build of fips.so (here: its MAC altered): the provider's integrity check fails,
+    it does not load, and nothing is served by it."""
+    enable(fresh_host)
+    fresh_host.run_expect([0], "sed -i 's/^module-mac = ../module-mac = 00/' /etc/ssl/fipsmodule.cnf")
+    r = check(fresh_host, FIPS_CONF)
+    assert r.rc == 1, output(r)
+    assert "the fips provider is not active" in r.stderr
+    assert "(active: base)" in r.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(ENABLE, checker="testinfra")
+def test_enable_step_says_what_to_install_when_the_module_is_missing(fresh_host):
+    fresh_host.run_expect([0], "mv /usr/lib/x86_64-linux-gnu/ossl-modules/fips.so /tmp/")
+    r = run_snippet(fresh_host, ENABLE)
+    assert r.rc == 1, output(r)
+    assert "install openssl-provider-fips" in r.stderr
+    assert not fresh_host.file("/etc/ssl/fipsmodule.cnf").exists
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+def test_debians_libica_is_built_without_fips_support(host):
+    """The FIPS table's libica row: Debian's libica has no FIPS mode to switch on (icainfo says so)."""
+    assert "No built-in FIPS support." in host.check_output("icainfo")
