@@ -40,6 +40,7 @@ KINDS: list[tuple[str, str]] = [
     ("*.properties", "properties"),
     ("*.cfg", "text"),
     ("*.conf", "ini"),
+    ("*.cnf", "ini"),
     ("*.ini", "ini"),
     ("*.clp", "sql"),
     ("*.sql", "sql"),
