@@ -42,8 +42,9 @@ def test_a_site_profile_puts_its_values_into_the_bundle_s_site_env_and_no_pin(tm
     out = bundle.write_bundle(tmp_path / "b.tar.gz", site=site)
     with tarfile.open(out) as tar:
         env = tar.extractfile("zrunbook-snippets/site.env").read().decode()
-    shown = subprocess.run(["bash", "-c", f"set -eu; {env}\necho $TOKEN_LABEL $APACHE_SERVICE_USER $APACHE_ENDPOINT"],
-                           capture_output=True, text=True, check=True).stdout.split()
+    said = "echo $APACHE_TOKEN_LABEL $APACHE_SERVICE_USER $APACHE_ENDPOINT"
+    shown = subprocess.run(["bash", "-c", f"set -eu; {env}\n{said}"], capture_output=True, text=True,
+                           check=True).stdout.split()
     server = site.server("apache")
-    assert shown == [site.token_label, server["user"], server["endpoint"]]
+    assert shown == [site.token(server["token"]).label, server["user"], server["endpoint"]]
     assert "TOKEN_USER_PIN=" not in env

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,31 @@ from zrunbook.hosts import engine as eng
 from zrunbook.hosts.apache import TOKEN_KEY
 from zrunbook.hosts.ssh_targets import LOGIN, Fleet
 from zrunbook.hosts.steps import start_pkcsslotd
+from zrunbook.hosts.token import LABEL, PINS, slot_of
 from zrunbook.verify.doctor import BY_ID, SIGNATURES
 
 PROFILE = SNIPPETS / "verify/site-profile.toml"
 TOKEN_DIR = {"amd64": "swtok", "s390x": "lite"}  # the token the host's checks use (zrunbook/hosts/token.py MODEL)
+# A login as httpd's user with a PIN (the counters move only through logins) and the security officer's new user PIN.
+AS_HTTPD = "runuser -u www-data -- env PKCS11_USER_PIN={pin} p11sak list-key private --slot {slot} >/dev/null 2>&1"
+WRONG = AS_HTTPD.format(pin="00000000", slot="{slot}") + " || true"
+GOOD = AS_HTTPD.format(pin=PINS["TOKEN_USER_PIN"], slot="{slot}")
+NEW_USER_PIN = f"pkcsconf -c {{slot}} -u -S {PINS['TOKEN_SO_PIN']} -n {PINS['TOKEN_USER_PIN']} >/dev/null"
+# pkcsslotd under a parent that never reaps it (a subreaper that only sleeps), then killed: a zombie.
+UNREAPED = ("pkill -x pkcsslotd; sleep 1; (python3 -c 'import ctypes, subprocess, time; "
+            "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0); subprocess.run([\"pkcsslotd\"]); time.sleep(600)' "
+            ">/dev/null 2>&1 &); sleep 3; pkill -9 -x pkcsslotd; sleep 1; ps -o stat= -C pkcsslotd | grep -q Z")
 # How each signature is made on the host, and undone (shell, as root, through the container engine).
 BREAK = {
     "slotd-stopped": ("pkill -x pkcsslotd; sleep 1", None),
+    "slotd-hung": ("pkill -STOP -x pkcsslotd", "pkill -CONT -x pkcsslotd"),
+    "slotd-defunct": (UNREAPED, "pkill -f 'prctl(36'; while pgrep -x pkcsslotd >/dev/null; do sleep 0.2; done"),
+    "pin-count-low": (WRONG, GOOD),
+    "pin-final-try": (f"{WRONG}; {WRONG}", GOOD),
+    "pin-locked": (f"{WRONG}; {WRONG}; {WRONG}", NEW_USER_PIN),
+    # openCryptoki sets it only between the token's initialisation and its first user PIN: initialise it again
+    # (its keys are gone; this case runs last)
+    "pin-to-be-changed": (f"echo {LABEL} | pkcsconf -c {{slot}} -I -S {PINS['TOKEN_SO_PIN']} >/dev/null", NEW_USER_PIN),
     "pkcs11-group": ("gpasswd -d www-data pkcs11 >/dev/null", "usermod -aG pkcs11 www-data"),
     "strength-conf": ("mv /etc/opencryptoki/strength.conf /root/", "mv /root/strength.conf /etc/opencryptoki/"),
     "lock-perms": ("chgrp root /var/lock/opencryptoki/{tok} && chmod 700 /var/lock/opencryptoki/{tok}",
@@ -74,26 +93,55 @@ def test_a_healthy_host_has_no_signature(doctor_target):
 
 
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
-@pytest.mark.parametrize("signature", [s.id for s in SIGNATURES])
+@pytest.mark.parametrize("signature", sorted((s.id for s in SIGNATURES), key=lambda s: s == "pin-to-be-changed"))
 def test_doctor_names_the_signature_the_host_has(doctor_target, signature):
     host, inventory, fleet, arch = doctor_target
-    made, undo = (c.format(tok=TOKEN_DIR[arch]) if c else c for c in BREAK[signature])
+    slot = slot_of(host)
+    made, undo = (c.format(tok=TOKEN_DIR[arch], slot=slot) if c else c for c in BREAK[signature])
     host.run_expect([0], made)
     try:
         done = doctor(inventory)
+        if signature.startswith("pin-"):  # what a service meets at its next login (the probe never logs in)
+            good = AS_HTTPD.format(pin=PINS["TOKEN_USER_PIN"], slot=slot)
+            done.login = host.run(good.replace(" >/dev/null 2>&1", ""))
     finally:
         if undo:
             host.run_expect([0], undo)
-        else:
+        if signature.startswith("slotd-"):
             start_pkcsslotd(host)
     sig = BY_ID[signature]
     assert done.returncode == 1, done.stdout + done.stderr
     named = {line.split(": ")[1] for line in done.stdout.splitlines() if line.startswith("web1: ") and
              not line.startswith("web1: as ")}
     assert named == {signature}, done.stdout
-    seen = [line for line in done.stdout.splitlines() if line.startswith("web1: as www-data: ")]
-    assert any(sig.user_sees in line for line in seen), done.stdout
     assert f"#{sig.label}" in done.stdout
+    if signature.startswith("pin-"):
+        login = done.login
+        if sig.user_sees.startswith("nothing"):
+            assert login.rc == 0, login.stdout + login.stderr
+        else:
+            assert sig.user_sees.split()[0] in login.stdout + login.stderr
+        return
+    seen = [line for line in done.stdout.splitlines() if line.startswith("web1: as www-data: ")]
+    assert any(sig.user_sees.split(":")[0] in line for line in seen), done.stdout
+
+
+@pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
+def test_a_hung_slot_daemon_costs_the_probe_s_limit_once_and_leaves_nothing_running(doctor_target):
+    host, inventory, fleet, _ = doctor_target
+    host.run_expect([0], "pkill -STOP -x pkcsslotd")
+    try:
+        started = time.monotonic()
+        done = doctor(inventory)
+        took = time.monotonic() - started
+        fleet.close_connections()
+        left = host.run("ps -eo stat,args --no-headers | grep -E '(pkcsconf|sudo|timeout|bash -s|runuser)' "
+                        "| grep -v grep").stdout
+    finally:
+        host.run_expect([0], "pkill -CONT -x pkcsslotd")
+    assert "slotd-hung" in done.stdout, done.stdout + done.stderr
+    assert took < 40, took  # the probe asks the daemon once (LOOK_SECONDS = 10), then no more
+    assert left == "", left
 
 
 def test_a_host_not_in_the_inventory_is_named(doctor_target):

@@ -3,6 +3,8 @@
 * ``{verify-steps}``: one row per step of zrunbook/verify/steps.py (the step, linked to its place in the guide,
   the snippet, the user it runs as, the profile table whose groups it applies to).
 * ``{profile-keys}``: one row per key of zrunbook/verify/profile.schema.json (key, type, required, meaning).
+* ``{pin-flags}``: one row per token flag verify will not log in past (zrunbook/verify/pins.py FLAGS): what it
+  means, for the services, and how to recover.
 """
 
 from __future__ import annotations
@@ -72,12 +74,13 @@ class VerifySteps(_Table):
 
 def _keys(schema: dict, node: dict, prefix: str, required: set[str]) -> list[list[str]]:
     rows = []
-    for name, spec in node.get("properties", {}).items():
+    named = {"<name>": spec for spec in node.get("patternProperties", {}).values()}  # [tokens.NAME]
+    for name, spec in {**node.get("properties", {}), **named}.items():
         if "$ref" in spec:
             ref = schema["$defs"][spec["$ref"].rsplit("/", 1)[1]]
             spec = {**ref, **{k: v for k, v in spec.items() if k != "$ref"}}
         key = f"{prefix}{name}"
-        if spec.get("type") == "object" and spec.get("properties"):
+        if spec.get("type") == "object" and (spec.get("properties") or spec.get("patternProperties")):
             if name in ("apache",):  # the five server tables share one definition: list it once
                 key = f"{prefix}<server>"
             elif prefix == "servers.":
@@ -101,6 +104,17 @@ class ProfileKeys(_Table):
                           "zrunbook/verify/profile.schema.json")
 
 
+class PinFlags(_Table):
+    fields = ["flag (bit)", "what it says", "for the services", "how to recover"]
+
+    def run(self):
+        from zrunbook.verify import pins
+
+        self.env.note_dependency(pins.__file__)
+        rows = [[f"{f.name} ({f.bit:#x})", f.means, f.services, f.fix] for f in pins.FLAGS]
+        return self.table(rows, "zrunbook/verify/pins.py")
+
+
 class DoctorSignatures(_Table):
     fields = ["signature (its fix in the guide)", "the cause", "what the service user sees"]
 
@@ -119,4 +133,5 @@ def setup(app: Sphinx):
     app.add_directive("doctor-signatures", DoctorSignatures)
     app.add_directive("verify-steps", VerifySteps)
     app.add_directive("profile-keys", ProfileKeys)
+    app.add_directive("pin-flags", PinFlags)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,24 +6,25 @@ users of every server the profile gives the host. The probe prints ``FOUND <sign
 it sees and ``SEEN <user>: ...`` for the error that user meets; ``SIGNATURES`` maps each signature to what the
 user sees and to the place in the guide that fixes it. checks/verify/test_doctor.py reproduces every signature on
 a container host, requires that the user meets the error named here, and that doctor names that signature and
-no other. Signatures doctor does not claim yet (they need IBM Z or another distribution): a token store not
+no other. The PIN signatures come from zrunbook/verify/pins.py's FLAGS, the table verify's own messages use.
+Signatures doctor does not claim yet (they need IBM Z or another distribution): a token store not
 migrated before FIPS mode, SELinux denials on /dev/z90crypt, zcrypt loaded after the slot daemon.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from dataclasses import dataclass
 
 from zrunbook import SNIPPETS
+from zrunbook.verify import pins, target
 from zrunbook.verify import profile as prof
-from zrunbook.verify import target
 from zrunbook.verify.report import guide_base
-from zrunbook.verify.steps import SERVER_PARTS, setting
+from zrunbook.verify.steps import SERVER_PARTS, setting, token_of
 
 PROBE = "verify/doctor-probe.sh"
+LOOK_SECONDS = 10  # what each pkcsconf of the probe may take (the probe itself has target.STEP_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,18 @@ SIGNATURES = (
     Signature("slotd-stopped", "the slot daemon pkcsslotd is not running", "CKR_HOST_MEMORY",
               "how-to/crypto/03-opencryptoki", "doctor-slotd-stopped",
               "start it with the page's step 1 (systemctl enable --now pkcsslotd)"),
+    Signature("slotd-hung", "the slot daemon pkcsslotd runs but does not answer (stopped by a signal, or stuck)",
+              "nothing: pkcsconf -t waits", "how-to/verify-your-fleet", "doctor-slotd-hung",
+              "send it SIGCONT if it was stopped (kill -CONT); otherwise stop the token's users, restart pkcsslotd "
+              "(systemctl restart pkcsslotd) and start the users again"),
+    Signature("slotd-defunct", "pkcsslotd has exited, but its parent has not reaped it (a zombie): no slot daemon "
+              "serves", "CKR_FUNCTION_FAILED", "how-to/verify-your-fleet", "doctor-slotd-hung",
+              "start pkcsslotd again (systemctl restart pkcsslotd); under a container engine, start the container "
+              "with an init (--init) that reaps exited processes"),
+    *(Signature(f.signature, f"a token's user PIN: {f.name}, {f.means}", see, pins.RECOVER_PAGE,
+                pins.RECOVER_LABEL, f.fix)
+      for f, see in zip(pins.FLAGS, ("nothing: its logins still work", "nothing: its logins still work",
+                                     "CKR_PIN_LOCKED at login", "CKR_USER_PIN_NOT_INITIALIZED at login"), strict=True)),
     Signature("pkcs11-group", "the server's user is not in the pkcs11 group", "CKR_FUNCTION_FAILED",
               "how-to/crypto/03-opencryptoki", "doctor-pkcs11-group",
               "add the user with the page's step 2, then restart the server (a running process keeps its groups)"),
@@ -69,8 +82,13 @@ def parse(output: str) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def users_for(profile: prof.Profile, groups: set[str], hostvars: dict) -> list[str]:
-    users = [setting(profile, part, hostvars)["user"] for part in SERVER_PARTS
-             if profile.server(part) and groups & set(profile.groups(part))]
+    """The probe's arguments: USER:TOKEN_LABEL for each server the profile gives a host in these groups."""
+    users = []
+    for part in SERVER_PARTS:
+        if profile.server(part) and groups & set(profile.groups(part)):
+            token, _ = token_of(profile, part, hostvars)
+            user = setting(profile, part, hostvars)["user"]
+            users.append(f"{user}:{token.label}" if token else user)
     return list(dict.fromkeys(users))
 
 
@@ -95,13 +113,15 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         host = target.connect(args.inventory, name)
-        script = f"export TOKEN_LABEL={shlex.quote(profile.token_label)}\n" + (SNIPPETS / PROBE).read_text(
-            encoding="utf-8")
+        script = f"export LOOK_SECONDS={LOOK_SECONDS}\n" + (SNIPPETS / PROBE).read_text(encoding="utf-8")
         result = target.run_as_root(host, script, users)
     except target.Unreachable as exc:
         print(f"zrunbook doctor: {name}: {exc}", file=sys.stderr)
         return 2
     if result.rc == 2 or (result.rc != 0 and "FOUND" not in result.stdout):
+        if result.rc == target.TIMED_OUT:
+            result = target.Result(result.rc, result.stdout, f"no answer within {target.STEP_SECONDS} s; the host "
+                                                             "ended the probe")
         print(f"zrunbook doctor: {name}: the probe could not look: {(result.stderr or result.stdout).strip()}",
               file=sys.stderr)
         return 2

@@ -5,19 +5,26 @@
 over workers (``--dist loadgroup``, one group per host, so a host's steps run one after the other on one SSH
 connection) and pytest writes the JUnit XML. Each test records its verdict in its report's user_properties;
 the controller gathers them into ``verify.json`` and renders ``verify.html`` from it (zrunbook/verify/report.py).
+
+Before the workers start, the controller runs the preflight (``preflight``): on every host, in parallel, one
+``pkcsconf -t`` that reads each token's slot and flags without logging in, and from that the PIN variables held
+for the whole run (zrunbook/verify/pins.py). The findings go into the run's folder ``<report dir>/.run``, which
+the workers read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from zrunbook.verify import pins, report, target
 from zrunbook.verify import profile as prof
-from zrunbook.verify import report, target
-from zrunbook.verify.steps import STEPS
+from zrunbook.verify.steps import STEPS, applies, token_of
 
 
 def pytest_addoption(parser):
@@ -30,8 +37,44 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.zr_started = time.time()
+    config.zr_run_dir = Path(config.getoption("zr_report_dir")) / ".run"
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) writes the reports
         config.pluginmanager.register(Reports(config), "zr-verify-reports")
+        with contextlib.suppress(pytest.UsageError):  # said again, and stopped on, at collection
+            preflight(config)
+
+
+def _look(inventory_path: str, name: str) -> dict:
+    try:
+        host = target.connect(inventory_path, name)
+        found, why = target.tokens(host)
+    except (target.Unreachable, RuntimeError) as exc:
+        return {"error": f"not checked: {exc}", "tokens": {}}
+    return {"error": why or None, "tokens": {label: {"slot": s.slot, "flags": s.flags} for label, s in found.items()}}
+
+
+def preflight(config) -> None:
+    """Every host's tokens (slot, flags) before any login, and the PIN variables no host may use in this run."""
+    inventory, hosts, profile = _setup(config)
+    guard = pins.Guard(config.zr_run_dir)
+    guard.reset()
+    needs = {}  # host -> [(token, uses its PIN)]
+    for name in hosts:
+        groups, hostvars = target.groups_of(inventory, name), target.hostvars_of(inventory, name)
+        wanted = [(token_of(profile, s.part, hostvars)[0], bool(s.secrets)) for s in STEPS
+                  if "SLOT" in s.env and applies(s, profile, groups) is None]
+        if wanted:
+            needs[name] = [(t, secret) for t, secret in wanted if t is not None]
+    path = config.getoption("zr_inventory")
+    with ThreadPoolExecutor(max_workers=max(1, min(len(needs), 8))) as pool:
+        looked = dict(zip(needs, pool.map(lambda n: _look(path, n), needs), strict=True))
+    held: dict[str, str] = {}
+    for name in hosts:  # in inventory order, so the reason named is the first host's
+        for token, secret in needs.get(name, []):
+            state = looked[name]["tokens"].get(token.label)
+            if secret and state and pins.doubtful(state["flags"]) and token.pin_env not in held:
+                held[token.pin_env] = pins.describe(token.label, name, state["flags"])
+    guard.write_preflight(looked, held)
 
 
 def _setup(config) -> tuple[dict, list[str], prof.Profile]:

@@ -4,7 +4,8 @@
 every problem becomes one line ``FILE:LINE: KEY: what is wrong`` in a ``ProfileError``, the line found by
 ``line_of`` (tomllib reports a line only for syntax errors). The schema is the one definition of the keys: the
 verify page's table of keys is rendered from it, and ``env_file`` renders the bundle's ``site.env`` from a
-profile. Secrets are never values: ``token.user_pin_env`` names the environment variable that holds the PIN.
+profile. Secrets are never values: each ``[tokens.NAME]`` table names, in ``user_pin_env``, the environment variable
+that holds that token's user PIN, and each server names its token (``token = "NAME"``, overridable per host).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def _problems(text: str, data: dict, where: str) -> list[str]:
 
     validator = jsonschema.Draft202012Validator(schema())
     out = []
+    if "token" in data and "tokens" not in data:  # the profile's form before tokens per service
+        return [f"{where}:{line_of(text, ('token',))}: token: the profile names its tokens per service now: a table "
+                "[tokens.NAME] each (label, user_pin_env) and token = \"NAME\" in each server table"]
     for error in sorted(validator.iter_errors(data), key=lambda e: (line_of(text, tuple(e.absolute_path)), e.message)):
         path = tuple(error.absolute_path)
         if error.validator == "additionalProperties":
@@ -86,6 +90,24 @@ def _problems(text: str, data: dict, where: str) -> list[str]:
     return out
 
 
+def _references(text: str, data: dict, where: str) -> list[str]:
+    """What the schema cannot say: each server's token names a [tokens.NAME] table."""
+    out = []
+    for name, server in data.get("servers", {}).items():
+        if server["token"] not in data["tokens"]:
+            out.append(f"{where}:{line_of(text, ('servers', name, 'token'))}: servers.{name}.token: "
+                       f"{server['token']!r} names no [tokens.{server['token']}] table (the profile has "
+                       f"{', '.join(sorted(data['tokens']))})")
+    return out
+
+
+@dataclass(frozen=True)
+class Token:
+    name: str  # the NAME of [tokens.NAME]
+    label: str  # as pkcsconf -t shows it
+    pin_env: str  # the environment variable with its user PIN
+
+
 @dataclass(frozen=True)
 class Profile:
     data: dict
@@ -100,12 +122,13 @@ class Profile:
         return self.data["site"].get("guide_url")
 
     @property
-    def token_label(self) -> str:
-        return self.data["token"]["label"]
+    def tokens(self) -> dict[str, dict]:
+        """The [tokens.NAME] tables: NAME -> {"label": ..., "user_pin_env": ...}."""
+        return self.data["tokens"]
 
-    @property
-    def pin_env(self) -> str:
-        return self.data["token"]["user_pin_env"]
+    def token(self, name: str) -> Token | None:
+        table = self.tokens.get(name)
+        return Token(name, table["label"], table["user_pin_env"]) if table else None
 
     def server(self, name: str) -> dict | None:
         return self.data.get("servers", {}).get(name)
@@ -122,7 +145,7 @@ def loads(text: str, where: str = "<profile>") -> Profile:
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ProfileError([f"{where}:{m.group(1) if m else 1}: not TOML: {exc}"]) from None
-    problems = _problems(text, data, where)
+    problems = _problems(text, data, where) or _references(text, data, where)
     if problems:
         raise ProfileError(problems)
     return Profile(data)
@@ -143,15 +166,16 @@ def env_file(profile: Profile) -> str:
     snippets, the same values verify checks. The PIN is not in it: the file says where it comes from."""
     lines = [f"# zrunbook site profile {profile.name!r}, rendered by `make bundle PROFILE=...`; source it before",
              "# the snippets. Secrets are not in this file: export them yourself (read -rs NAME; export NAME).",
-             f"export TOKEN_LABEL={shlex.quote(profile.token_label)}",
-             "# TOKEN_USER_PIN is not in this file: read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN",
-             f"# (make verify reads it from {profile.pin_env})"]
+             "# TOKEN_USER_PIN is not in this file: read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN"]
     for name in SERVER_KEYS:
         server = profile.server(name)
         if not server:
             continue
         prefix = name.upper()
-        lines += [f"# {name}: inventory groups {', '.join(server['groups'])}",
+        token = profile.token(server["token"])
+        lines += [f"# {name}: inventory groups {', '.join(server['groups'])}; its token's user PIN: make verify "
+                  f"reads it from {token.pin_env}",
+                  f"export {prefix}_TOKEN_LABEL={shlex.quote(token.label)}",
                   f"export {prefix}_ENDPOINT={shlex.quote(server['endpoint'])}",
                   f"export {prefix}_SERVICE_USER={shlex.quote(server['user'])}",
                   f"export {prefix}_CA_FILE={shlex.quote(server['ca_file'])}"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zrunbook.verify.profile import DEFAULT_CONNECTIONS, SERVER_KEYS, Profile
+from zrunbook.verify.profile import DEFAULT_CONNECTIONS, SERVER_KEYS, Profile, Token
 
 SERVER_PARTS = SERVER_KEYS
 
@@ -108,6 +108,19 @@ def setting(profile: Profile, part: str, hostvars: dict) -> dict:
     prefix = f"zrunbook_{part}_"
     table.update({k.removeprefix(prefix): v for k, v in hostvars.items() if k.startswith(prefix)})
     return table
+
+
+def token_of(profile: Profile, part: str, hostvars: dict) -> tuple[Token | None, str]:
+    """The token a server uses on one host (its ``token``, or the host's ``zrunbook_<part>_token``); None and why
+    when the name is no [tokens.NAME] table, or for "crypto"."""
+    if part == "crypto":
+        return None, "the crypto steps use no token"
+    name = setting(profile, part, hostvars).get("token", "")
+    token = profile.token(name)
+    if token is None:
+        return None, (f"the token {name!r} (servers.{part}.token or the host's zrunbook_{part}_token) names no "
+                      f"[tokens.{name}] table of the site profile (it has {', '.join(sorted(profile.tokens))})")
+    return token, ""
 
 
 def values(step: Step, profile: Profile, slot: str | None, pin: str | None, hostvars: dict) -> tuple[dict, list[str]]:

@@ -10,7 +10,10 @@ configuration, keys and known_hosts apply. Host keys are checked as ssh checks t
 
 ``run_step`` sends the snippet file itself to ``bash -s`` on the host through that ssh command, with the step's
 environment as ``export`` lines ahead of it on standard input: a PIN never appears on a command line, here or
-on the host. Root and the server's user are reached with ``sudo -n`` (never a password prompt).
+on the host. Root and the server's user are reached with ``sudo -n`` (never a password prompt). Every remote
+command runs under ``timeout`` on the host (``STEP_SECONDS``, ``tokens`` ``LOOK_SECONDS``), which ends the whole
+process group it started when the limit passes (TERM, then KILL), so a hung program (a stopped slot daemon) leaves
+nothing running; the local ssh has a slightly longer limit of its own.
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ from pathlib import Path
 from zrunbook import SNIPPETS
 from zrunbook.verify.steps import LOGIN, ROOT, Step
 
-TIMEOUT = 120  # seconds for one step on one host
+STEP_SECONDS = 60  # one step on one host, on the host (timeout -k)
+LOOK_SECONDS = 20  # reading the tokens' flags (pkcsconf -t) on one host
+KILL_AFTER = 5  # seconds between timeout's TERM and its KILL
+TIMED_OUT = 124  # timeout's exit status when the limit passed
 
 
 class InventoryError(RuntimeError):
@@ -146,18 +152,19 @@ class Unreachable(RuntimeError):
     pass
 
 
-def _ssh(host, command: str, stdin: str = "") -> Result:
-    """The command through the host's ssh command line (testinfra builds it from the inventory), with stdin."""
+def _ssh(host, command: str, stdin: str = "", seconds: int = STEP_SECONDS) -> Result:
+    """The command through the host's ssh command line (testinfra builds it from the inventory), with stdin; the
+    host ends it after ``seconds`` (``_as`` puts timeout in front of it), ssh here a little later."""
     inner = getattr(host, "backend", host)
     if not hasattr(inner, "_build_ssh_command"):
         raise Unreachable(f"verify runs over ssh; this host's connection is {getattr(inner, 'NAME', '?')!r}")
     cmd, args = inner._build_ssh_command(inner.get_command(command))  # noqa: SLF001 (testinfra 10's SshBackend)
     line = inner.quote(" ".join(cmd), *args)
     try:
-        done = subprocess.run(line, shell=True, input=stdin.encode(), capture_output=True, timeout=TIMEOUT,  # noqa: S602
-                              check=False)
+        done = subprocess.run(line, shell=True, input=stdin.encode(), capture_output=True,  # noqa: S602
+                              timeout=seconds + KILL_AFTER + 10, check=False)
     except subprocess.TimeoutExpired:
-        return Result(124, "", f"no answer within {TIMEOUT} s")
+        return Result(TIMED_OUT, "", f"ssh had no answer within {seconds + KILL_AFTER + 10} s")
     out, err = done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
     if done.returncode == 255:
         said = " ".join(err.split())[-300:] or "ssh exited with 255"
@@ -165,30 +172,39 @@ def _ssh(host, command: str, stdin: str = "") -> Result:
     return Result(done.returncode, out, err)
 
 
-def _as(run_as: str, service_user: str | None, command: str) -> str:
+def _as(run_as: str, service_user: str | None, command: str, seconds: int = STEP_SECONDS) -> str:
+    limited = f"timeout -k {KILL_AFTER} {seconds} {command}"
     if run_as == LOGIN:
-        return command
+        return limited
     user = "" if run_as == ROOT else f"-u {shlex.quote(service_user or '')} "
-    return f"sudo -n {user}{command}"
+    return f"sudo -n {user}{limited}"
 
 
 def reach(host) -> str:
     """Connect once; the login user's name (raises Unreachable with ssh's words)."""
-    return _ssh(host, "id -un").stdout.strip()
+    return _ssh(host, "id -un", seconds=LOOK_SECONDS).stdout.strip()
 
 
-def slot_of(host, label: str, run_as: str, service_user: str | None) -> tuple[str | None, str]:
-    """The slot of the token labelled ``label`` by ``pkcsconf -t`` on the host, as the step's user; or None and why."""
-    got = _ssh(host, _as(run_as, service_user, "pkcsconf -t"))
+def sudo_refused(result: Result) -> bool:
+    return any("sudo:" in line and "password" in line for line in result.stderr.splitlines())
+
+
+def tokens(host) -> tuple[dict, str]:
+    """Every token's slot and flags on the host by ``pkcsconf -t``, which does not log in (as root through sudo -n,
+    else as the login user); ``({}, why)`` when it could not look, within ``LOOK_SECONDS``."""
+    from zrunbook.verify.pins import parse_pkcsconf
+
+    got = _ssh(host, _as(ROOT, None, "pkcsconf -t", LOOK_SECONDS), seconds=LOOK_SECONDS)
+    sudo_said = ""
+    if got.rc != 0 and sudo_refused(got):
+        sudo_said = "sudo asked for a password (give the login user sudo rights or set ansible_become), and "
+        got = _ssh(host, _as(LOGIN, None, "pkcsconf -t", LOOK_SECONDS), seconds=LOOK_SECONDS)
+    if got.rc == TIMED_OUT:
+        return {}, (f"pkcsconf -t had no answer within {LOOK_SECONDS} s: the slot daemon pkcsslotd is not answering "
+                    "(make doctor names why)")
     if got.rc != 0:
-        return None, f"pkcsconf -t failed as the {run_as}: {(got.stderr or got.stdout).strip()[-200:]}"
-    slot = None
-    for line in got.stdout.splitlines():
-        if line.startswith("Token #"):
-            slot = line.split("#", 1)[1].split()[0]
-        elif line.strip().startswith("Label:") and line.split(":", 1)[1].strip() == label:
-            return slot, ""
-    return None, f"no token labelled {label!r} in pkcsconf -t (initialise it: the crypto chapter's token page)"
+        return {}, f"{sudo_said}pkcsconf -t failed: {(got.stderr or got.stdout).strip()[-300:]}"
+    return parse_pkcsconf(got.stdout), ""
 
 
 def run_step(host, step: Step, env: dict[str, str], args: list[str], service_user: str | None) -> Result:

@@ -6,7 +6,11 @@
 # exist in a file, in the server's configuration or anywhere else.
 # Run as the server's user (a member of pkcs11) with the token's user PIN in TOKEN_USER_PIN:
 #   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT
-# Needs openssl and p11sak from openCryptoki 3.21 or later (list-key --long).
+# Needs openssl, pkcsconf and p11sak from openCryptoki 3.21 or later (list-key --long).
+# It logs in once, and only after the token's flags (pkcsconf -t, no login) show no wrong PIN since the last
+# good login: three wrong PINs in a row lock the token for every service. Exit status: 0 the key is in the
+# token; 1 it is not, or the check could not run; 3 the token refused the PIN (one failed login was counted);
+# 4 not logged in, because the token's flags say a PIN is doubtful.
 set -euo pipefail
 
 die() { echo "check-key-in-token: $*" >&2; exit 1; }
@@ -14,7 +18,7 @@ die() { echo "check-key-in-token: $*" >&2; exit 1; }
 target=$1
 [[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them)."
 [[ -n ${TOKEN_USER_PIN:-} ]] || die "set TOKEN_USER_PIN to the token's user PIN (read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN)."
-for tool in openssl p11sak; do
+for tool in openssl p11sak pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openssl and opencryptoki."
 done
 p11sak_help=$(p11sak list-key --help 2>&1 || true)
@@ -22,21 +26,35 @@ p11sak_help=$(p11sak list-key --help 2>&1 || true)
   die "this p11sak cannot list key attributes (list-key --long): it needs openCryptoki 3.21 or later."
 
 # SERVER_NAME (optional): the name to ask for (SNI) when HOST is not the certificate's name. SIGALGS (optional):
-# the signature schemes to offer, so that the handshake does not make the token fail a hash it cannot do (the
-# runbook's s390x host under qemu has no SHA-256 in the ICA token; IBM Z does not need it).
-sigalgs=()
-[[ -z ${SIGALGS:-} ]] || sigalgs=(-sigalgs "$SIGALGS")
-# SIGALGS also chooses the certificate of a server that has two (ECDSA+SHA256: the ECDSA one, rsa_pss_rsae_sha256: RSA).
-cert=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sigalgs[@]}" </dev/null 2>/dev/null |
-       openssl x509 2>/dev/null) || true
-[[ -n $cert ]] || die "no certificate from $target: is the server listening there with TLS?"
-# The certificate's public key info (DER, upper-case hex) and, for RSA, its modulus.
-served_spki=$(openssl x509 -noout -pubkey <<<"$cert" | openssl pkey -pubin -outform DER | od -An -v -tx1 |
-              tr -d ' \n' | tr a-f A-F)
-served_mod=$(openssl x509 -noout -modulus <<<"$cert" 2>/dev/null | sed -n 's/^Modulus=//p') || true
+# the signature schemes to offer, one OpenSSL list per certificate the server has, separated by spaces; the
+# check runs once per list (for an RSA and an ECDSA certificate: SIGALGS="rsa_pss_rsae_sha256 ECDSA+SHA256").
+# A list also keeps the handshake from making the token fail a hash it cannot do (the runbook's s390x host under
+# qemu has no SHA-256 in the ICA token; IBM Z does not need it).
+read -r -a lists <<<"${SIGALGS:-}"
+((${#lists[@]})) || lists=("")
 
-listing=$(PKCS11_USER_PIN=$TOKEN_USER_PIN p11sak list-key private --slot "$SLOT" --long 2>&1) ||
+# The token's flags, read without logging in (PKCS #11 CKF_USER_PIN_*): no login when one of them is set.
+flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1)
+[[ -n $flags ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running, and is $(id -un) in pkcs11?"
+doubtful=()
+(( 16#$flags & 0x10000 )) && doubtful+=("USER_PIN_COUNT_LOW: a wrong user PIN was given since the last good login")
+(( 16#$flags & 0x20000 )) && doubtful+=("USER_PIN_FINAL_TRY: one more wrong user PIN locks the token")
+(( 16#$flags & 0x40000 )) && doubtful+=("USER_PIN_LOCKED: the user PIN is locked")
+(( 16#$flags & 0x80000 )) && doubtful+=("USER_PIN_TO_BE_CHANGED: the user PIN must be changed first")
+if ((${#doubtful[@]})); then
+  printf 'check-key-in-token: not logging in to the token in slot %s (flags 0x%s):\n' "$SLOT" "$flags" >&2
+  printf '  %s\n' "${doubtful[@]}" >&2
+  echo "  Find and correct the wrong PIN first: a good login by a service clears the count." >&2
+  exit 4
+fi
+
+listing=$(PKCS11_USER_PIN=$TOKEN_USER_PIN p11sak list-key private --slot "$SLOT" --long 2>&1) || {
+  if grep -qE 'CKR_PIN_(INCORRECT|LOCKED|EXPIRED|LEN_RANGE)' <<<"$listing"; then
+    echo "check-key-in-token: the token in slot $SLOT refused the PIN in TOKEN_USER_PIN ($(grep -oE 'CKR_PIN_[A-Z_]+' <<<"$listing" | head -n 1)): do not try again before it is corrected; the token now counts one wrong PIN." >&2
+    exit 3
+  fi
   die "p11sak could not list the keys of slot $SLOT as $(id -un): $(tail -n 1 <<<"$listing")"
+}
 
 # One line per private key: PUBLIC_KEY_INFO MODULUS PRIVATE SENSITIVE EXTRACTABLE NEVER_EXTRACTABLE LOCAL, with "-"
 # for a value the key lacks (an EC key has no modulus; a key made before PKCS #11 3.0 may lack its public key info).
@@ -52,18 +70,38 @@ keys=$(awk '
   /^ *CKA_[A-Z_]+: CK_(TRUE|FALSE)$/ { k = $1; sub(/:$/, "", k); a[k] = $2 }
   END { flush() }' <<<"$listing")
 
-match=$(awk -v s="$served_spki" -v m="${served_mod:--}" '$1 == s || (m != "-" && $2 == m) { print; exit }' <<<"$keys")
-[[ -n $match ]] || die "no private key in slot $SLOT has the public key of the certificate $target presents: the server's key is not in this token (a keystore file, another slot?)."
-read -r _ _ private sensitive extractable never_extractable local <<<"$match"
+# One certificate (the one the server chooses for this list of signature schemes): every reason it fails.
+check_certificate() {
+  local offer=$1 what=${1:-its default certificate} sig=() cert served_spki served_mod match
+  [[ -z $offer ]] || sig=(-sigalgs "$offer")
+  cert=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sig[@]}" </dev/null 2>/dev/null |
+         openssl x509 2>/dev/null) || true
+  [[ -n $cert ]] || { fail+=("$what: no certificate from $target: is the server listening there with TLS?"); return; }
+  # The certificate's public key info (DER, upper-case hex) and, for RSA, its modulus.
+  served_spki=$(openssl x509 -noout -pubkey <<<"$cert" | openssl pkey -pubin -outform DER | od -An -v -tx1 |
+                tr -d ' \n' | tr a-f A-F)
+  served_mod=$(openssl x509 -noout -modulus <<<"$cert" 2>/dev/null | sed -n 's/^Modulus=//p') || true
+  match=$(awk -v s="$served_spki" -v m="${served_mod:--}" '$1 == s || (m != "-" && $2 == m) { print; exit }' <<<"$keys")
+  if [[ -z $match ]]; then
+    fail+=("$what: no private key in slot $SLOT has the public key of the certificate $target presents: the server's key is not in this token (a keystore file, another slot?).")
+    return
+  fi
+  local private sensitive extractable never_extractable local_key
+  read -r _ _ private sensitive extractable never_extractable local_key <<<"$match"
+  [[ $private == CK_TRUE ]] || fail+=("$what: CKA_PRIVATE is false: the token stores the object unencrypted")
+  [[ $sensitive == CK_TRUE ]] || fail+=("$what: CKA_SENSITIVE is false: the key's private parts can be read out")
+  [[ $extractable == CK_FALSE ]] || fail+=("$what: CKA_EXTRACTABLE is true: the key can be wrapped out of the token")
+  [[ $never_extractable == CK_TRUE ]] || fail+=("$what: CKA_NEVER_EXTRACTABLE is false: the key was extractable once")
+  [[ $local_key == CK_TRUE ]] || fail+=("$what: CKA_LOCAL is false: the key was made outside the token and imported, so copies may exist")
+}
+
 fail=()
-[[ $private == CK_TRUE ]] || fail+=("CKA_PRIVATE is false: the token stores the object unencrypted")
-[[ $sensitive == CK_TRUE ]] || fail+=("CKA_SENSITIVE is false: the key's private parts can be read out")
-[[ $extractable == CK_FALSE ]] || fail+=("CKA_EXTRACTABLE is true: the key can be wrapped out of the token")
-[[ $never_extractable == CK_TRUE ]] || fail+=("CKA_NEVER_EXTRACTABLE is false: the key was extractable once")
-[[ $local == CK_TRUE ]] || fail+=("CKA_LOCAL is false: the key was made outside the token and imported, so copies may exist")
+for offer in "${lists[@]}"; do
+  check_certificate "$offer"
+done
 if ((${#fail[@]})); then
-  printf 'check-key-in-token: the key of %s is in slot %s, but:\n' "$target" "$SLOT" >&2
+  printf 'check-key-in-token: the key of %s is not where it must be (slot %s):\n' "$target" "$SLOT" >&2
   printf '  %s\n' "${fail[@]}" >&2
   exit 1
 fi
-echo "The key of the certificate $target presents is in slot $SLOT: private, sensitive, never extractable, generated in the token."
+echo "The key of each certificate $target presents (${#lists[@]}) is in slot $SLOT: private, sensitive, never extractable, generated in the token."

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Proves that a TLS server's handshakes sign in the openCryptoki token: opens COUNT new TLS connections and
-# requires openCryptoki's own usage counters (pkcsstats) to show at least COUNT more RSA private-key
-# operations by the server's user in the token's slot. On IBM Z with the ICA token each of them is a request
-# to Crypto Express (lszcrypt -V shows the adapter's counter). Run as root, with the server's certificate or
-# its CA in CA_FILE:
+# requires openCryptoki's own usage counters (pkcsstats) to show at least COUNT more private-key operations by
+# the server's user in the token's slot, counted per kind of key: RSA (PKCS #1, PSS, raw) and ECDSA. On IBM Z
+# with the ICA token each RSA operation is a request to Crypto Express (lszcrypt -V shows the adapter's
+# counter). Run as root, with the server's certificate or its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
 # SERVER_NAME (optional): the name in the server's certificate when HOST is not that name (localhost on the
 # server itself): curl then asks for https://SERVER_NAME:PORT/ and connects to HOST:PORT. SIGALGS (optional):
-# the signature schemes curl offers, as OpenSSL lists them (needs curl 8.14 or later).
-# Needs curl and pkcsstats (openCryptoki 3.18 or later, statistics not switched off in opencryptoki.conf).
+# the signature schemes curl offers, as OpenSSL lists them, one list per certificate the server has, separated
+# by spaces (needs curl 8.14 or later). Each list gets COUNT connections, and the counter of its kind of key
+# (ECDSA for a list that names ecdsa, else RSA) must grow: a site with an RSA and an ECDSA key is checked with
+# SIGALGS="rsa_pss_rsae_sha256 ECDSA+SHA256", so a key of either kind in a file fails.
+# Needs curl and pkcsstats (openCryptoki 3.18 or later). Exit status: 0 the token signed, 1 it did not or the
+# check could not run, 5 cannot tell: openCryptoki's statistics are switched off (statistics (off) in
+# opencryptoki.conf), so no counter can show where the server signs.
 set -euo pipefail
 
 die() { echo "check-token-signs: $*" >&2; exit 1; }
@@ -22,33 +27,61 @@ target=$1 count=${2:-5}
 for tool in curl pkcsstats; do
   command -v "$tool" >/dev/null || die "$tool is missing: install curl and openCryptoki 3.18 or later."
 done
+conf=${OPENCRYPTOKI_CONF:-/etc/opencryptoki/opencryptoki.conf}
+if [[ -r $conf ]] && grep -qE '^[[:space:]]*statistics[[:space:]]*\([[:space:]]*off' "$conf"; then
+  echo "check-token-signs: cannot tell: openCryptoki's statistics are switched off in $conf (statistics (off)), so no counter shows whether the token signs. Switch them on (remove the line, restart the token's users) or prove it another way (icastats, lszcrypt -V on IBM Z)." >&2
+  exit 5
+fi
 
-# The server user's RSA private-key operations in the slot: signatures and raw RSA, every key strength.
-rsa_ops() {
+# The server user's private-key operations in the slot by kind: "RSA ECDSA" (signatures and raw RSA, every
+# key strength and hash).
+ops() {
   local out
   out=$(pkcsstats -U "$SERVICE_USER" -s "$SLOT" 2>&1) || {
     # No statistics yet for a user who has not used openCryptoki since the counters were created.
-    [[ $out == *"No statistics are available"* ]] && { echo 0; return; }
+    [[ $out == *"No statistics are available"* ]] && { echo 0 0; return; }
     die "pkcsstats failed: $out"
   }
-  awk -F'|' '$1 ~ /^CKM_(SHA[0-9_]*_)?RSA_(PKCS|PKCS_PSS|X_509) *$/ {
-               n = split($2, c, " +"); for (i = 1; i <= n; i++) s += c[i] } END { print s + 0 }' <<<"$out"
+  awk -F'|' 'function add(n) { k = split($2, c, " +"); for (i = 1; i <= k; i++) n += c[i]; return n }
+             $1 ~ /^CKM_(SHA[0-9_]*_)?RSA_(PKCS|PKCS_PSS|X_509) *$/ { rsa = add(rsa) }
+             $1 ~ /^CKM_ECDSA(_SHA[0-9_]*)? *$/ { ec = add(ec) }
+             END { print rsa + 0, ec + 0 }' <<<"$out"
 }
 
-url="https://$target/" connect=() sigalgs=()
-[[ -z ${SIGALGS:-} ]] || sigalgs=(--sigalgs "$SIGALGS")
+url="https://$target/" connect=()
 if [[ -n ${SERVER_NAME:-} ]]; then
   port=${target##*:}
   url="https://$SERVER_NAME:$port/" connect=(--connect-to "$SERVER_NAME:$port:$target")
 fi
-before=$(rsa_ops)
-for i in $(seq "$count"); do
-  said=$(curl -sS -o /dev/null --max-time 20 --cacert "$CA_FILE" "${connect[@]}" "${sigalgs[@]}" "$url" 2>&1) ||
-    die "connection $i to $target ($url) failed: ${said:-curl failed}. Is the server up, and is SERVER_NAME the name in its certificate?"
+read -r -a lists <<<"${SIGALGS:-}"
+((${#lists[@]})) || lists=("")
+fail=() said=()
+for offer in "${lists[@]}"; do
+  sigalgs=() kind=any
+  if [[ -n $offer ]]; then
+    sigalgs=(--sigalgs "$offer")
+    shopt -s nocasematch
+    if [[ $offer == *ecdsa* ]]; then kind=ECDSA; elif [[ $offer == *rsa* ]]; then kind=RSA; fi
+    shopt -u nocasematch
+  fi
+  read -r rsa_before ec_before < <(ops)
+  for i in $(seq "$count"); do
+    out=$(curl -sS -o /dev/null --max-time 20 --cacert "$CA_FILE" "${connect[@]}" "${sigalgs[@]}" "$url" 2>&1) ||
+      die "connection $i to $target ($url${offer:+, offering $offer}) failed: ${out:-curl failed}. Is the server up, and is SERVER_NAME the name in its certificate?"
+  done
+  read -r rsa_after ec_after < <(ops)
+  rsa=$((rsa_after - rsa_before)) ec=$((ec_after - ec_before))
+  case $kind in RSA) grown=$rsa ;; ECDSA) grown=$ec ;; *) grown=$((rsa + ec)) ;; esac
+  what="${offer:-the default certificate}: $count new TLS connections, $rsa RSA and $ec ECDSA operations in slot $SLOT by $SERVICE_USER"
+  if ((grown < count)); then
+    fail+=("$what: the handshakes signed outside the token (a software key, or a provider that bypasses it).")
+  else
+    said+=("$what")
+  fi
 done
-after=$(rsa_ops)
-grown=$((after - before))
-if ((grown < count)); then
-  die "$count new TLS connections, but $SERVICE_USER's RSA operations in slot $SLOT grew by $grown: the handshakes signed outside the token (a software key, or a provider that bypasses it)."
+if ((${#fail[@]})); then
+  printf 'check-token-signs: %s\n' "${fail[@]}" >&2
+  exit 1
 fi
-echo "$count new TLS connections, $grown RSA private-key operations in slot $SLOT by $SERVICE_USER: the token signed."
+printf '%s\n' "${said[@]}"
+echo "the token signed each handshake (${#lists[@]} certificate(s))."
