@@ -10,6 +10,7 @@ against a container whose port is published on the loopback address.
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -313,12 +314,22 @@ def test_testssl_caps_the_2013_choices_at_b(fresh_host):
 # that offer ECDSA signatures and the RSA one to the others; both keys stay in the token.
 ECDSA_SNIPPETS = (ECDSA_SITE, "ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh")
 CHECK_KEY = "crypto/verify/check-key-in-token.sh"
+CHECK_SIGNS = "crypto/verify/check-token-signs.sh"
+BOTH_KEYS = "rsa_pss_rsae_sha256 ECDSA+SHA256"  # one list per certificate, as the page gives them
 
 
 def check_key_in_token(host, sigalgs: str):
     """The page's outcome check as httpd's user against the local site, offering only sigalgs."""
-    env = f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} SERVER_NAME=www.example.com SIGALGS={sigalgs}"
+    env = (f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} SERVER_NAME=www.example.com "
+           f"SIGALGS={shlex.quote(sigalgs)}")
     return host.run(f"runuser -u www-data -- env {env} bash {snippet_path(CHECK_KEY)} localhost:443")
+
+
+def check_token_signs(host, ca: str, sigalgs: str):
+    """The page's signing check as root against the local site: 2 connections per list of signature schemes."""
+    env = f"SERVICE_USER=www-data SLOT={slot_of(host)} CA_FILE={ca} SERVER_NAME=www.example.com " \
+          f"SIGALGS={shlex.quote(sigalgs)}"
+    return host.run(f"env {env} bash {snippet_path(CHECK_SIGNS)} localhost:443 2")
 
 
 def ecdsa_key_in_a_file(host, curve: str) -> None:
@@ -334,7 +345,7 @@ def ecdsa_key_in_a_file(host, curve: str) -> None:
 
 
 @pytest.mark.only_hosts("debian13-amd64")
-@pytest.mark.snippet(*ECDSA_SNIPPETS, CHECK_KEY, checker="apache-tls")
+@pytest.mark.snippet(*ECDSA_SNIPPETS, CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_ecdsa_site_serves_the_p256_key_of_the_token_and_the_rsa_key_to_other_clients(fresh_host):
     ca = serve_token_ecdsa(fresh_host)
@@ -350,23 +361,42 @@ def test_ecdsa_site_serves_the_p256_key_of_the_token_and_the_rsa_key_to_other_cl
     served = fresh_host.run(f"openssl x509 -in {ECDSA_CERT} -noout -pubkey").stdout
     assert "BEGIN PUBLIC KEY" in served
     assert served == token_public_key(fresh_host, "apachekey-ec")
-    for sigalgs in ("ECDSA+SHA256", "rsa_pss_rsae_sha256"):
+    for sigalgs in ("ECDSA+SHA256", "rsa_pss_rsae_sha256", BOTH_KEYS):
         r = check_key_in_token(fresh_host, sigalgs)
         assert r.rc == 0, r.stdout + r.stderr
+    signs = check_token_signs(fresh_host, ca, BOTH_KEYS)  # each kind's counter grows with its own connections
+    assert signs.rc == 0, signs.stdout + signs.stderr
+    said = signs.stdout
+    assert re.search(r"^rsa_pss_rsae_sha256: 2 new TLS connections, [2-9] RSA and 0 ECDSA operations", said, re.M)
+    assert re.search(r"^ECDSA\+SHA256: 2 new TLS connections, 0 RSA and [2-9] ECDSA operations", said, re.M)
 
 
 @pytest.mark.only_hosts("debian13-amd64")
-@pytest.mark.snippet(CHECK_KEY, checker="apache-tls")
+@pytest.mark.snippet(CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_key_in_token_check_fails_for_an_ecdsa_key_in_a_file(fresh_host):
-    """Negative case: the same site with its ECDSA key in a file: the token's P-256 key does not match it."""
-    serve_token_ecdsa(fresh_host)
+    """Negative case: the same site with its ECDSA key in a file: the token's P-256 key does not match it, and the
+    ECDSA connections make the token sign nothing (the RSA ones still do). With openCryptoki's statistics switched
+    off the signing check says it cannot tell, instead of blaming the key."""
+    ca = serve_token_ecdsa(fresh_host)
     ecdsa_key_in_a_file(fresh_host, "P-256")
     r = check_key_in_token(fresh_host, "ECDSA+SHA256")
     assert r.rc == 1, r.stdout + r.stderr
     assert "no private key in slot" in r.stderr
     assert "has the public key of the certificate" in r.stderr
     assert check_key_in_token(fresh_host, "rsa_pss_rsae_sha256").rc == 0  # the RSA key is still the token's
+    both = check_key_in_token(fresh_host, BOTH_KEYS)
+    assert both.rc == 1
+    assert "ECDSA+SHA256: no private key in slot" in both.stderr
+    assert "rsa_pss_rsae_sha256:" not in both.stderr
+    signs = check_token_signs(fresh_host, ca, BOTH_KEYS)
+    assert signs.rc == 1, signs.stdout + signs.stderr
+    assert "ECDSA+SHA256: 2 new TLS connections, 0 RSA and 0 ECDSA operations" in signs.stderr
+    assert "signed outside the token" in signs.stderr
+    fresh_host.run_expect([0], "echo 'statistics (off)' >> /etc/opencryptoki/opencryptoki.conf")
+    off = check_token_signs(fresh_host, ca, BOTH_KEYS)
+    assert off.rc == 5, off.stdout + off.stderr
+    assert "cannot tell: openCryptoki's statistics are switched off" in off.stderr
 
 
 @pytest.mark.only_hosts("debian13-s390x")

@@ -30,14 +30,16 @@ WRONG = AS_HTTPD.format(pin="00000000", slot="{slot}") + " || true"
 GOOD = AS_HTTPD.format(pin=PINS["TOKEN_USER_PIN"], slot="{slot}")
 NEW_USER_PIN = f"pkcsconf -c {{slot}} -u -S {PINS['TOKEN_SO_PIN']} -n {PINS['TOKEN_USER_PIN']} >/dev/null"
 # pkcsslotd under a parent that never reaps it (a subreaper that only sleeps), then killed: a zombie.
-UNREAPED = ("pkill -x pkcsslotd; sleep 1; (python3 -c 'import ctypes, subprocess, time; "
+UNREAPED = ("pkill -x pkcsslotd; sleep 1; python3 -c 'import ctypes, subprocess, time; "
             "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0); subprocess.run([\"pkcsslotd\"]); time.sleep(600)' "
-            ">/dev/null 2>&1 &); sleep 3; pkill -9 -x pkcsslotd; sleep 1; ps -o stat= -C pkcsslotd | grep -q Z")
+            ">/dev/null 2>&1 & echo $! > /run/zr-unreaper.pid; sleep 3; pkill -9 -x pkcsslotd; sleep 1; "
+            "ps -o stat= -C pkcsslotd | grep -q Z")
+REAPED = "kill $(cat /run/zr-unreaper.pid); while pgrep -x pkcsslotd >/dev/null; do sleep 0.2; done"
 # How each signature is made on the host, and undone (shell, as root, through the container engine).
 BREAK = {
     "slotd-stopped": ("pkill -x pkcsslotd; sleep 1", None),
     "slotd-hung": ("pkill -STOP -x pkcsslotd", "pkill -CONT -x pkcsslotd"),
-    "slotd-defunct": (UNREAPED, "pkill -f 'prctl(36'; while pgrep -x pkcsslotd >/dev/null; do sleep 0.2; done"),
+    "slotd-defunct": (UNREAPED, REAPED),
     "pin-count-low": (WRONG, GOOD),
     "pin-final-try": (f"{WRONG}; {WRONG}", GOOD),
     "pin-locked": (f"{WRONG}; {WRONG}; {WRONG}", NEW_USER_PIN),

@@ -74,7 +74,8 @@ class VerifySteps(_Table):
 
 def _keys(schema: dict, node: dict, prefix: str, required: set[str]) -> list[list[str]]:
     rows = []
-    named = {"<name>": spec for spec in node.get("patternProperties", {}).values()}  # [tokens.NAME]
+    pattern = next(iter(node.get("patternProperties", {}).values()), None)  # [tokens.NAME]
+    named = {"<name>": pattern} if pattern else {}
     for name, spec in {**node.get("properties", {}), **named}.items():
         if "$ref" in spec:
             ref = schema["$defs"][spec["$ref"].rsplit("/", 1)[1]]
