@@ -143,3 +143,26 @@ def test_only_a_whole_suite_run_on_every_host_may_forget_checks(monkeypatch, req
 
     monkeypatch.setenv("ZR_HOSTS", hosts)
     assert whole_suite(SimpleNamespace(getoption=lambda name: require)) is expected
+
+
+def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_path):
+    """make check CHECKS=... after make check: the other snippets' results stay, this one's is replaced."""
+    from types import SimpleNamespace
+
+    from checks.zrunbook_plugin import ResultsRecorder
+    from zrunbook import ROOT
+
+    path = tmp_path / "results.json"
+    rel, other = "crypto/packages/verify-packages.sh", "crypto/packages/install-packages-debian.sh"
+    earlier = {other: {"checks": [{"checker": "shellcheck", "host": None, "test": T2}], "runs": [run(T2)]},
+               rel: {"checks": [], "runs": [run(T1, "failed", OLD)]}}
+    ledger.save({"format": 1, "snippets": earlier}, path)
+    config = SimpleNamespace(rootpath=ROOT, zr_coverage={rel: [{"checker": "shellcheck", "host": None, "test": T1}]},
+                             getoption=lambda name: False)
+    recorder = ResultsRecorder(config, path)
+    recorder.pytest_runtest_logreport(SimpleNamespace(when="call", outcome="passed", nodeid=T1,
+                                                      user_properties=[("zr_snippet", [rel, "shellcheck", None])]))
+    recorder.pytest_sessionfinish(None)
+    merged = ledger.load(path)["snippets"]
+    assert [r["outcome"] for r in merged[rel]["runs"]] == ["passed"]
+    assert merged[other]["runs"] == [run(T2)]  # a narrowed run keeps what it did not run
