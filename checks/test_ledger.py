@@ -166,3 +166,15 @@ def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_p
     merged = ledger.load(path)["snippets"]
     assert [r["outcome"] for r in merged[rel]["runs"]] == ["passed"]
     assert merged[other]["runs"] == [run(T2)]  # a narrowed run keeps what it did not run
+
+
+def test_python_m_zrunbook_outcome_on_a_fresh_clone_says_not_run_in_this_build(tmp_path, monkeypatch, capsys):
+    from zrunbook.__main__ import main
+
+    monkeypatch.setattr(ledger, "RESULTS", tmp_path / "build" / "results.json")  # no run in this checkout
+    monkeypatch.setattr(ledger, "ROOT", tmp_path)
+    assert main(["outcome", "crypto/packages/verify-packages.sh"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "not run in this build: make check writes build/results.json"
+    assert lines[:-1]
+    assert all(" · not run  (-, -)" in line for line in lines[:-1])

@@ -47,8 +47,10 @@ def main(argv: list[str]) -> int:
         if len(args) != 1 or digest(args[0]) is None:
             print("usage: python -m zrunbook outcome PATH (a file under snippets/)", file=sys.stderr)
             return 2
-        for e in ledger.entries(ledger.read(), args[0], digest(args[0])):
+        for e in ledger.entries(ledger.read(ledger.RESULTS), args[0], digest(args[0])):
             print(f"{e['checker']} · {e['host']} · {e['outcome']}  ({e['date'] or '-'}, {e['commit'] or '-'})")
+        if not ledger.RESULTS.is_file():
+            print(f"not run in this build: make check writes {ledger.RESULTS.relative_to(ledger.ROOT)}")
         return 0
     if command == "doctor":
         from zrunbook.verify import doctor
