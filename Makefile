@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static lint serve bundle verify doctor bench-verify bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
+.PHONY: help html pdf check check-static declarations lint serve bundle verify doctor bench-verify bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -61,9 +61,13 @@ bench-tls: ## measure TLS on this machine (handshakes, resumption, bulk) -> snip
 	$(call setup,check)
 	$(TOX) -q -e bench-tls
 
-check-static: ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators
+check-static: ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators, coverage
 	$(call setup,html)
-	$(TOX) -q -e check -- --zr-static checks
+	$(TOX) -q -e check -- --zr-static --zr-require-coverage checks
+
+declarations: ## rewrite zrunbook/declarations.tsv (which test checks which snippet, on which host) from a collection; commit it
+	$(call setup,check)
+	$(TOX) -q -e declarations
 
 bench-build: html ## time the HTML build, a one-page rebuild, the static checks and the PDF (3 runs each)
 	$(call setup,pdf)

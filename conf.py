@@ -53,6 +53,7 @@ latex_elements = {
     "fontpkg": r"\setmainfont{DejaVu Serif}\setsansfont{DejaVu Sans}\setmonofont{DejaVu Sans Mono}",
 }
 
-# Where snippets live (snippet.py) and the ledger `make check` writes (zrunbook/ledger.py) that badges.py reads.
+# Where snippets live (snippet.py). What checks them (snippet_declarations, committed) and this checkout's
+# results (snippet_results: build/results.json, which `make check` writes) keep badges.py's defaults, the
+# paths zrunbook/ledger.py names once (DECLARATIONS, RESULTS).
 snippet_root = "snippets"
-snippet_ledger = "ledger.json"

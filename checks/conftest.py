@@ -11,7 +11,7 @@ WORKERS = 2
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown under -p no:xdist
 def pytest_xdist_auto_num_workers(config):
     """The xdist workers for `-n auto` (tox.ini): two, but none for a run narrowed with --zr-only to
-    snippets only static checkers check (by the coverage the ledger recorded): each worker
+    snippets only static checkers check (by the committed declarations): each worker
     collects all of checks/ first, which costs more than the few tests the two would share."""
     from zrunbook.snippets import expand
 
@@ -19,8 +19,8 @@ def pytest_xdist_auto_num_workers(config):
     if not only:
         return WORKERS
     try:
-        snippets = ledger.load().get("snippets", {})
+        declared = ledger.load_declarations()
     except ValueError:
         return WORKERS
-    hosts = {c.get("host") for rel in expand(only) for c in snippets.get(rel, {}).get("checks", [])}
+    hosts = {c.get("host") for rel in expand(only) for c in declared.get(rel, [])}
     return 0 if hosts == {None} else WORKERS

@@ -2,13 +2,14 @@
 
 A small Sphinx project with the guide's snippet extensions, built in-process with ``sphinx.testing``.
 
-A test writes a few pages, snippets and a ledger into a tmp folder and builds it; no copy of the repository and
-no subprocess. Pages sit at the root of the project (confdir = srcdir), so a message names ``page.md:LINE``.
+A test writes a few pages, snippets, the declarations (which test checks which snippet) and, when it wants a
+run to have happened, results into a tmp folder and builds it; no copy of the repository, no subprocess, and
+never the repository's own results (build/results.json) or declarations. Pages sit at the root of the project
+(confdir = srcdir), so a message names ``page.md:LINE``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -17,6 +18,8 @@ import pytest
 from bs4 import BeautifulSoup
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util.console import strip_escape_sequences
+
+from zrunbook import ledger
 
 REPO = Path(__file__).resolve().parents[1]
 FENCE = "`" * 3  # written this way so no test file holds a fence of its own
@@ -27,7 +30,8 @@ extensions = {EXTENSIONS!r}
 exclude_patterns = ["_build", "snippets"]
 myst_enable_extensions = ["colon_fence"]
 snippet_root = "snippets"
-snippet_ledger = "ledger.json"
+snippet_declarations = "declarations.tsv"
+snippet_results = "build/results.json"
 """
 
 
@@ -69,8 +73,19 @@ class SphinxRoot:
         lines = "".join(f"{o}\n" for o in options)
         return self.add_page(name, f"# {name}\n\n{FENCE}{{snippet}} {reference}\n{lines}{FENCE}\n")
 
-    def ledger(self, snippets: dict) -> None:
-        self.write("ledger.json", json.dumps({"format": 1, "snippets": snippets}))
+    def ledger(self, snippets: dict, *, ran: bool = True) -> None:
+        """Per snippet its checks (written as the declarations) and runs (the results; none when not ``ran``)."""
+        ledger.save_declarations({rel: r.get("checks", []) for rel, r in snippets.items()},
+                                 self.path / "declarations.tsv")
+        results = self.path / "build" / "results.json"
+        if ran:
+            ledger.save({"format": ledger.FORMAT, "snippets": snippets}, results)
+        else:
+            results.unlink(missing_ok=True)
+
+    def read_ledger(self) -> dict:
+        """What the project's badges read: its declarations and results."""
+        return ledger.read(self.path / "build" / "results.json", self.path / "declarations.tsv")
 
     def build(self, builder: str = "dummy") -> Build:
         app = SphinxTestApp(builder, srcdir=self.path, freshenv=True, status=StringIO(), warning=StringIO())

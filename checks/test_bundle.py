@@ -1,14 +1,17 @@
-"""The deployer's bundle holds every snippet byte for byte, with a manifest that does not overclaim."""
+"""The deployer's bundle holds every snippet byte for byte, with a manifest that does not overclaim.
+
+The manifest's checkers come from the committed declarations, its results from a results file the test writes
+itself (never the checkout's build/results.json, which another run may have written or not)."""
 
 import hashlib
 import json
 import tarfile
 
-from zrunbook import bundle
+from zrunbook import bundle, ledger
 
 
 def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
-    out = bundle.write_bundle(tmp_path / "b.tar.gz")
+    out = bundle.write_bundle(tmp_path / "b.tar.gz", results=tmp_path / "no-run.json")
     with tarfile.open(out) as tar:
         manifest = json.load(tar.extractfile("zrunbook-snippets/MANIFEST.json"))
         rows = {r["path"]: r for r in manifest["snippets"]}
@@ -19,8 +22,28 @@ def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
             assert data == (bundle.SNIPPETS / rel).read_bytes()
             assert hashlib.sha256(data).hexdigest() == rows[rel]["sha256"]
             assert rows[rel]["checks"], (
-                f"{rel} has no checker in the manifest: the committed ledger.json predates it. "
-                "Run `make check` once (it rewrites ledger.json) and commit ledger.json with the snippet.")
+                f"{rel} has no checker in the manifest: zrunbook/declarations.tsv predates it. "
+                f"Run `{ledger.REGENERATE}` and commit zrunbook/declarations.tsv with the snippet.")
+        # no run recorded (a fresh clone): every declared check says so, none says passed
+        assert manifest["results"] is None
+        assert {c["last_result"] for r in rows.values() for c in r["checks"]} == {"not run"}
+
+
+def test_the_manifest_reports_the_results_of_this_checkout_s_run(tmp_path):
+    """A results file as make check writes it: a pass of the current bytes by every declared test of one file."""
+    rel = "crypto/packages/verify-packages.sh"
+    checks = ledger.load_declarations()[rel]
+    runs = [{**c, "outcome": "passed", "sha256": bundle.digest(rel), "date": "2026-11-30", "commit": "abc1234"}
+            for c in checks]
+    ledger.save({"format": ledger.FORMAT, "snippets": {rel: {"checks": checks, "runs": runs}}},
+                tmp_path / "results.json")
+    bundle.write_bundle(tmp_path / "b.tar.gz", results=tmp_path / "results.json")
+    manifest = json.loads((tmp_path / "MANIFEST.json").read_text())
+    assert manifest["results"] == "results.json"
+    rows = {r["path"]: r for r in manifest["snippets"]}
+    assert {(c["last_result"], c["checked"], c["commit"]) for c in rows[rel]["checks"]} == {
+        ("passed", "2026-11-30", "abc1234")}
+    assert {c["last_result"] for r in rows.values() if r["path"] != rel for c in r["checks"]} == {"not run"}
 
 
 def test_manifest_reports_a_result_for_other_bytes_as_stale_never_passed():
@@ -39,7 +62,7 @@ def test_a_site_profile_puts_its_values_into_the_bundle_s_site_env_and_no_pin(tm
     from zrunbook.verify import profile as prof
 
     site = prof.load(bundle.SNIPPETS / "verify/site-profile.toml")
-    out = bundle.write_bundle(tmp_path / "b.tar.gz", site=site)
+    out = bundle.write_bundle(tmp_path / "b.tar.gz", results=tmp_path / "no-run.json", site=site)
     with tarfile.open(out) as tar:
         env = tar.extractfile("zrunbook-snippets/site.env").read().decode()
     said = "echo $APACHE_TOKEN_LABEL $APACHE_SERVICE_USER $APACHE_ENDPOINT"

@@ -1,4 +1,5 @@
-"""The ledger's one outcome rule, and how a run's coverage and results are recorded (zrunbook/ledger.py)."""
+"""The one outcome rule, how a run's coverage and results are recorded, and the committed declarations
+(zrunbook/ledger.py). Every case builds its own results; none reads build/results.json."""
 
 import pytest
 
@@ -53,11 +54,81 @@ def test_a_new_result_replaces_the_earlier_one_of_the_same_test():
     assert [r["outcome"] for r in data["snippets"]["a.sh"]["runs"]] == ["passed"]
 
 
-def test_a_ledger_of_another_format_is_refused(tmp_path):
-    path = tmp_path / "ledger.json"
+def test_results_of_another_format_are_refused(tmp_path):
+    path = tmp_path / "results.json"
     path.write_text('{"format": 99, "snippets": {}}')
     with pytest.raises(ValueError, match="format 99"):
         ledger.load(path)
+
+
+def test_results_live_under_build_and_nothing_at_the_top_is_rewritten_by_a_run():
+    from zrunbook import BUILD, ROOT
+
+    assert ledger.RESULTS.parent == BUILD
+    assert ledger.DECLARATIONS.parent == ROOT / "zrunbook"
+    assert not (ROOT / "ledger.json").exists(), "ledger.json is gone: results go to build/results.json"
+
+
+COVERAGE = {"b.sh": [{"checker": "testinfra", "host": "debian13-s390x", "test": "checks/b.py::t[debian13-s390x]"},
+                     {"checker": "shellcheck", "host": None, "test": T1}],
+            "a.sh": [{"checker": "shellcheck", "host": None, "test": T2}]}
+
+
+def test_declarations_are_one_sorted_line_each_and_read_back_as_they_were_collected(tmp_path):
+    path = tmp_path / "declarations.tsv"
+    ledger.save_declarations(COVERAGE, path)
+    first = path.read_bytes()
+    lines = first.decode().splitlines()
+    assert lines[0].startswith("#")
+    assert "make declarations" in lines[0]
+    assert lines[1:] == sorted(lines[1:])
+    assert len(lines) == 4
+    assert "b.sh\tshellcheck\tstatic\t" + T1 in lines
+    back = ledger.load_declarations(path)
+    assert ledger.outdated(COVERAGE, back) == []
+    assert back["b.sh"][0]["host"] is None  # static reads back as no host, as the plugin collects it
+    ledger.save_declarations(dict(reversed(list(back.items()))), path)  # same coverage, other order
+    assert path.read_bytes() == first
+
+
+def test_declarations_that_differ_from_the_collection_name_each_line(tmp_path):
+    collected = {**COVERAGE, "c.sh": [{"checker": "shellcheck", "host": None, "test": "checks/c.py::t"}]}
+    declared = {"a.sh": COVERAGE["a.sh"], "b.sh": COVERAGE["b.sh"][:1]}
+    assert ledger.outdated(collected, declared) == [
+        f"+ b.sh  shellcheck  static  {T1}", "+ c.sh  shellcheck  static  checks/c.py::t"]
+    assert ledger.outdated(declared, collected)[0].startswith("- ")
+    assert ledger.outdated(collected, declared, limit=1) == [f"+ b.sh  shellcheck  static  {T1}", "... and 1 more"]
+
+
+def test_a_malformed_declaration_line_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "declarations.tsv"
+    path.write_text("# header\na.sh\tshellcheck\n")
+    with pytest.raises(ValueError, match="declarations.tsv:2:"):
+        ledger.load_declarations(path)
+
+
+def test_without_results_every_declared_check_is_not_run_and_results_count_only_for_declared_tests(tmp_path):
+    declared = tmp_path / "declarations.tsv"
+    ledger.save_declarations(COVERAGE, declared)
+    fresh = ledger.read(tmp_path / "missing.json", declared)  # a fresh clone: no build/results.json
+    assert [e["outcome"] for rel in COVERAGE for e in ledger.entries(fresh, rel, NOW)] == ["not run"] * 3
+    assert ledger.checked_on(ledger.entries(fresh, "a.sh", NOW)) is None
+    results = {"format": 1, "snippets": {"a.sh": {"checks": [], "runs": [run(T2), run("checks/gone.py::t")]}}}
+    ledger.save(results, tmp_path / "results.json")
+    seen = ledger.read(tmp_path / "results.json", declared)
+    assert [e["outcome"] for e in ledger.entries(seen, "a.sh", NOW)] == ["passed"]
+    assert ledger.checked_on(ledger.entries(seen, "a.sh", NOW)) == ("2026-11-23", "abc1234")
+    assert ledger.entries(seen, "c.sh", NOW) == []  # a run of an undeclared test is no badge
+
+
+def test_the_committed_declarations_cover_every_snippet():
+    """A fresh clone's guide names a checker for each file (make check's declarations-are-current item proves
+    the file matches the collection)."""
+    from zrunbook.snippets import all_snippets
+
+    declared = ledger.load_declarations()
+    missing = [rel for rel in all_snippets() if rel not in declared]
+    assert missing == [], f"not in zrunbook/declarations.tsv: {missing}; run `{ledger.REGENERATE}`"
 
 
 @pytest.mark.parametrize(("require", "hosts", "expected"), [
@@ -72,3 +143,38 @@ def test_only_a_whole_suite_run_on_every_host_may_forget_checks(monkeypatch, req
 
     monkeypatch.setenv("ZR_HOSTS", hosts)
     assert whole_suite(SimpleNamespace(getoption=lambda name: require)) is expected
+
+
+def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_path):
+    """make check CHECKS=... after make check: the other snippets' results stay, this one's is replaced."""
+    from types import SimpleNamespace
+
+    from checks.zrunbook_plugin import ResultsRecorder
+    from zrunbook import ROOT
+
+    path = tmp_path / "results.json"
+    rel, other = "crypto/packages/verify-packages.sh", "crypto/packages/install-packages-debian.sh"
+    earlier = {other: {"checks": [{"checker": "shellcheck", "host": None, "test": T2}], "runs": [run(T2)]},
+               rel: {"checks": [], "runs": [run(T1, "failed", OLD)]}}
+    ledger.save({"format": 1, "snippets": earlier}, path)
+    config = SimpleNamespace(rootpath=ROOT, zr_coverage={rel: [{"checker": "shellcheck", "host": None, "test": T1}]},
+                             getoption=lambda name: False)
+    recorder = ResultsRecorder(config, path)
+    recorder.pytest_runtest_logreport(SimpleNamespace(when="call", outcome="passed", nodeid=T1,
+                                                      user_properties=[("zr_snippet", [rel, "shellcheck", None])]))
+    recorder.pytest_sessionfinish(None)
+    merged = ledger.load(path)["snippets"]
+    assert [r["outcome"] for r in merged[rel]["runs"]] == ["passed"]
+    assert merged[other]["runs"] == [run(T2)]  # a narrowed run keeps what it did not run
+
+
+def test_python_m_zrunbook_outcome_on_a_fresh_clone_says_not_run_in_this_build(tmp_path, monkeypatch, capsys):
+    from zrunbook.__main__ import main
+
+    monkeypatch.setattr(ledger, "RESULTS", tmp_path / "build" / "results.json")  # no run in this checkout
+    monkeypatch.setattr(ledger, "ROOT", tmp_path)
+    assert main(["outcome", "crypto/packages/verify-packages.sh"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "not run in this build: make check writes build/results.json"
+    assert lines[:-1]
+    assert all(" · not run  (-, -)" in line for line in lines[:-1])

@@ -1,17 +1,22 @@
-"""pytest plugin: which checker checks which snippet, and what happened when it ran (the ledger).
+"""pytest plugin: which checker checks which snippet (declared), and what happened when it ran (results).
 
 * ``@pytest.mark.snippet("crypto/x.sh", "db2/*.clp", checker="shellcheck")`` declares that a test
   checks those files (paths or globs relative to ``snippets/``) with a checker named in
   ``zrunbook/checkers.toml``. A pattern that matches nothing, or an unknown checker, is an error.
 * The host of a test is the value of its ``host``/``fresh_host`` parameter (container hosts), or
   "static" when it has none.
-* ``--zr-ledger=FILE`` (``make check``: ``ledger.json``) records in FILE which test checks which
-  snippet (at collection) and each test's outcome with the sha256 of the snippet it checked, the date and
-  the commit (at the end); see zrunbook/ledger.py. The guide and the bundle only read it.
+* ``--zr-results=FILE`` (``make check``: ``build/results.json``, never committed) records in FILE which test
+  checks which snippet (at collection) and each test's outcome with the sha256 of the snippet it checked, the
+  date and the commit (at the end), merged into what FILE holds; see zrunbook/ledger.py. The guide and the
+  bundle only read it.
+* ``--zr-declarations=FILE`` (``make declarations``, with ``--collect-only``: zrunbook/declarations.tsv,
+  committed) writes the whole suite's coverage on every host to FILE. Only a whole-suite collection may.
 * ``--zr-only=GLOB`` keeps only the tests that check the matching snippets.
 * ``--zr-require-coverage`` adds the test ``every snippet is checked``: it fails, naming the files,
   when a snippet under ``snippets/`` has no checker (invariant 2). ``make check`` sets it; it also marks
-  the collection as the whole suite, so the ledger's coverage is replaced rather than merged.
+  the collection as the whole suite, so the results' coverage is replaced rather than merged. On every host
+  (ZR_HOSTS unset) it also adds ``declarations are current``: it fails, naming the lines that differ and the
+  command that rewrites the file, when the committed declarations no longer match the collection.
 """
 
 from __future__ import annotations
@@ -50,8 +55,10 @@ def host_of(item) -> str | None:
 
 def pytest_addoption(parser):
     group = parser.getgroup("zrunbook")
-    group.addoption("--zr-ledger", metavar="FILE",
+    group.addoption("--zr-results", metavar="FILE",
                     help="record coverage (at collection) and outcomes per snippet in FILE (zrunbook/ledger.py)")
+    group.addoption("--zr-declarations", metavar="FILE",
+                    help="write the whole suite's coverage to FILE (the committed declarations; zrunbook/ledger.py)")
     group.addoption("--zr-require-coverage", action="store_true",
                     help="fail when a snippet under snippets/ has no checker")
     group.addoption("--zr-static", action="store_true",
@@ -60,24 +67,23 @@ def pytest_addoption(parser):
                     help="run only the tests that check snippets matching GLOB (relative to snippets/)")
 
 
-class EverySnippetIsChecked(pytest.Item):
-    """Invariant 2 as a test, so it is counted in pytest's closing line."""
+class SuiteCheck(pytest.Item):
+    """A check of the collection as a test, so it is counted in pytest's closing line: it fails with
+    ``message`` followed by ``problems``, one a line, when there are any."""
 
-    def __init__(self, *, uncovered, **kwargs):
+    def __init__(self, *, problems, message, **kwargs):
         super().__init__(**kwargs)
-        self.uncovered = uncovered
+        self.problems, self.message = problems, message
 
     def runtest(self):
-        if self.uncovered:
-            raise AssertionError(
-                "snippets no checker covers (add a test with @pytest.mark.snippet(..., checker=...)):\n"
-                + "\n".join(f"  snippets/{rel}" for rel in self.uncovered))
+        if self.problems:
+            raise AssertionError(self.message + "\n" + "\n".join(f"  {p}" for p in self.problems))
 
     def repr_failure(self, excinfo):
         return str(excinfo.value)
 
     def reportinfo(self):
-        return self.path, None, "every snippet is checked"
+        return self.path, None, self.name.replace("-", " ")
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -110,7 +116,7 @@ def pytest_collection_modifyitems(session, config, items):
     if errors:
         raise pytest.UsageError("snippet markers are wrong:\n  " + "\n  ".join(errors))
 
-    # The ledger's coverage: every collected test, before --zr-static/--zr-only narrow what runs. Under
+    # The coverage: every collected test, before --zr-static/--zr-only narrow what runs. Under
     # xdist the controller collects nothing; the first worker sends its collection back (workeroutput).
     config.zr_coverage = coverage
     if hasattr(config, "workerinput") and config.workerinput.get("workerid") == "gw0":
@@ -133,13 +139,32 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = keep
 
     if config.getoption("zr_require_coverage"):
-        uncovered = [rel for rel in all_snippets(root) if rel not in coverage]
-        items.append(EverySnippetIsChecked.from_parent(
-            session, name="every-snippet-is-checked", uncovered=uncovered))
+        uncovered = [f"snippets/{rel}" for rel in all_snippets(root) if rel not in coverage]
+        items.append(SuiteCheck.from_parent(
+            session, name="every-snippet-is-checked", problems=uncovered,
+            message="snippets no checker covers (add a test with @pytest.mark.snippet(..., checker=...)):"))
+    if whole_suite(config):
+        path = declarations_path(config)
+        items.append(SuiteCheck.from_parent(
+            session, name="declarations-are-current",
+            problems=ledger.outdated(coverage, ledger.load_declarations(path)),
+            message=f"{path.relative_to(config.rootpath)} does not match the checks collected (+ a line to add, "
+                    f"- a line to drop): run `{ledger.REGENERATE}` and commit the file with the change"))
+    target = config.getoption("zr_declarations")
+    if target:
+        if not whole_suite(config):
+            raise pytest.UsageError("--zr-declarations needs the whole suite on every host: "
+                                    "--zr-require-coverage checks, ZR_HOSTS unset")
+        ledger.save_declarations(coverage, Path(target))
+
+
+def declarations_path(config) -> Path:
+    """The committed declarations of this tree (a copy of the project has its own)."""
+    return Path(config.rootpath) / ledger.DECLARATIONS.relative_to(ledger.ROOT)
 
 
 def whole_suite(config) -> bool:
-    """Did this run collect every check? Only then may the ledger forget checks it did not see: the whole
+    """Did this run collect every check? Only then may the results forget checks it did not see: the whole
     of checks/ (``--zr-require-coverage``, make check's default) on every host (a run narrowed with ZR_HOSTS
     collects no test of the other host, whose results must stay)."""
     from checks.hosts.plugin import ALL_HOSTS, selected_hosts
@@ -147,8 +172,8 @@ def whole_suite(config) -> bool:
     return bool(config.getoption("zr_require_coverage")) and set(selected_hosts()) == set(ALL_HOSTS)
 
 
-class LedgerRecorder:
-    """Writes the ledger at the end of the session (on the xdist controller, which sees every report)."""
+class ResultsRecorder:
+    """Writes the results at the end of the session (on the xdist controller, which sees every report)."""
 
     def __init__(self, config, path: Path):
         self.config = config
@@ -192,6 +217,6 @@ class LedgerRecorder:
 
 
 def pytest_configure(config):
-    path = config.getoption("zr_ledger")
+    path = config.getoption("zr_results")
     if path and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(LedgerRecorder(config, Path(path)), "zr-ledger")
+        config.pluginmanager.register(ResultsRecorder(config, Path(path)), "zr-results")

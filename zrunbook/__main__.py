@@ -1,7 +1,7 @@
 """``python -m zrunbook COMMAND``: the project's tools in one place.
 
     bundle [OUT] [--profile SITE.toml]
-                        the deployer's archive of every snippet with MANIFEST.json (from the ledger), and
+                        the deployer's archive of every snippet with MANIFEST.json (build/results.json), and
                         site.env rendered from the site profile when one is given
     outcome PATH        each checker's outcome for snippets/PATH, as its badge shows it
     hosts ARGS...       the container hosts: build [HOST...] | build-walkthrough [HOST...] | tags [HOST...]
@@ -47,8 +47,10 @@ def main(argv: list[str]) -> int:
         if len(args) != 1 or digest(args[0]) is None:
             print("usage: python -m zrunbook outcome PATH (a file under snippets/)", file=sys.stderr)
             return 2
-        for e in ledger.entries(ledger.load(), args[0], digest(args[0])):
+        for e in ledger.entries(ledger.read(ledger.RESULTS), args[0], digest(args[0])):
             print(f"{e['checker']} · {e['host']} · {e['outcome']}  ({e['date'] or '-'}, {e['commit'] or '-'})")
+        if not ledger.RESULTS.is_file():
+            print(f"not run in this build: make check writes {ledger.RESULTS.relative_to(ledger.ROOT)}")
         return 0
     if command == "doctor":
         from zrunbook.verify import doctor

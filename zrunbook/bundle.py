@@ -2,8 +2,9 @@
 
 ``python -m zrunbook bundle [OUT]`` writes ``build/zrunbook-snippets.tar.gz`` (or OUT). The manifest
 (``MANIFEST.json`` at the archive's root, also written beside the archive) lists, per snippet, its
-path, sha256, and per checker and host the outcome the ledger records for exactly these bytes, with the
-date and commit of that check: the same ``zrunbook.ledger.entries`` the guide's badges show.
+path, sha256, and per checker and host the declarations name, the outcome this checkout's results
+(build/results.json, written by ``make check``) record for exactly these bytes, with the date and commit of
+that check: the same ``zrunbook.ledger.entries`` the guide's badges show. With no results, "not run".
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ def manifest(data: dict, root: Path = SNIPPETS) -> list[dict]:
     return rows
 
 
-def write_bundle(out: Path = DEFAULT, ledger_path: Path = ledger.LEDGER, site=None) -> Path:
+def write_bundle(out: Path = DEFAULT, results: Path = ledger.RESULTS, site=None,
+                 declarations: Path = ledger.DECLARATIONS) -> Path:
     """The archive; with ``site`` (a zrunbook.verify.profile.Profile) also ``site.env``, the profile's values as
     the shell variables the snippets read: the same values make verify checks."""
-    rows = manifest(ledger.load(ledger_path))
+    rows = manifest(ledger.read(results, declarations))
     data = json.dumps({"generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                       "ledger": ledger_path.name, "snippets": rows}, indent=1).encode()
+                       "results": results.name if results.is_file() else None, "snippets": rows},
+                      indent=1).encode()
     out.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(out, "w:gz") as tar:
         info = tarfile.TarInfo("zrunbook-snippets/MANIFEST.json")

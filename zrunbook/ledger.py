@@ -1,24 +1,33 @@
-"""The results ledger: what checks each snippet, and what happened the last time it was checked.
+"""What is declared and what happened: which check covers each snippet, and how its last check went.
 
-One file, ``ledger.json`` at the project root, committed. The pytest plugin (checks/zrunbook_plugin.py)
-is its only writer: at collection it records which test checks which snippet with which checker on which
-host (``checks``), at the end of a run the outcome of each test for the exact bytes it checked (``runs``:
-sha256, date, commit). The guide's badges and the deployer's bundle only read it, and both ask
-``outcome()``, so a page and a manifest never disagree.
+Two files, read together (``read()``):
 
-A fresh clone therefore shows the outcomes of the last recorded check of each file's current bytes (the
-way the Rust book commits its regenerated output); a file changed since then shows "stale", never
-"passed". ``make check`` refreshes the ledger; commit it with the change it checked.
+* the declarations, ``zrunbook/declarations.tsv``, committed: one line per (snippet, checker, host, test), the
+  coverage of the whole suite on every host as pytest collects it (checks/zrunbook_plugin.py). Only
+  ``make declarations`` writes it (a collection, no test runs); a whole-suite ``make check`` fails its
+  ``declarations-are-current`` item, naming that command, when the file no longer matches the collection. So
+  it changes only with coverage, and a fresh clone's guide knows every snippet's checkers and hosts.
+* the results, ``build/results.json`` (``RESULTS``), never committed: ``make check`` writes it at the end of
+  each run (the pytest plugin is its only writer), a narrowed run merges into it. A fresh clone has none:
+  every badge then says "not run" ("not run in this build"), never "passed".
 
-Format (``"format": 1``)::
+The guide's badges, the deployer's bundle and ``python -m zrunbook outcome`` all ask ``entries()`` over
+``read()``, whose checks are the declarations and whose runs are the results, so a page and a manifest never
+disagree; a result of a test the declarations no longer name counts for nothing.
+
+Results format (``"format": 1``)::
 
     {"format": 1, "snippets": {"crypto/x.sh": {
         "checks": [{"checker": "shellcheck", "host": null, "test": "checks/...::test_x"}],
         "runs":   [{"checker": "shellcheck", "host": null, "test": "checks/...::test_x", "outcome": "passed",
                     "sha256": "...", "date": "2026-11-23", "commit": "f11b611", "index": "unverified: ..."}]}}}
 
+``checks`` there is the coverage the runs collected (it decides which earlier runs a whole-suite run forgets).
 ``host`` is a container host's name, or null for a static checker. ``index`` appears only when the host
 image was built from a Debian index that did not match the signed Release (zrunbook/hosts/mirror.py).
+
+Declarations format: a comment line, then ``snippet<TAB>checker<TAB>host<TAB>test`` sorted, host ``static``
+for a static checker: one line per declaration, so two branches that add snippets merge without a conflict.
 """
 
 from __future__ import annotations
@@ -29,31 +38,93 @@ import subprocess
 import time
 from pathlib import Path
 
-from zrunbook import ROOT
+from zrunbook import BUILD, ROOT
 
-LEDGER = ROOT / "ledger.json"
+RESULTS = BUILD / "results.json"  # written by make check, read by the guide and the bundle
+DECLARATIONS = Path(__file__).with_name("declarations.tsv")  # committed; written by make declarations
+REGENERATE = "make declarations"
 FORMAT = 1
 STATIC = "static"
 OUTCOMES = ("passed", "failed", "stale", "not run")
 
 
-def load(path: Path = LEDGER) -> dict:
-    """The ledger at path; an empty ledger when there is none. A ledger of another format is an error."""
+def load(path: Path = RESULTS) -> dict:
+    """The results at path; empty results when there are none. Results of another format are an error."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {"format": FORMAT, "snippets": {}}
     if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: ledger format {data.get('format')!r}, this library reads {FORMAT}")
+        raise ValueError(f"{path}: results format {data.get('format')!r}, this library reads {FORMAT}")
     return data
 
 
-def save(data: dict, path: Path = LEDGER) -> None:
-    """Write beside the file and rename over it: a reader sees the old ledger or the new, never half."""
+def save(data: dict, path: Path = RESULTS) -> None:
+    """Write the results beside the file and rename over it: a reader sees the old or the new, never half."""
+    _replace(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _replace(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+Coverage = dict[str, list[dict]]  # snippet -> [{"checker", "host" (None when static), "test"}]
+HEADER = (f"# Which test checks which snippet with which checker on which host: written by `{REGENERATE}` "
+          "(zrunbook/ledger.py), not by hand.\n")
+
+
+def declaration_lines(coverage: Coverage) -> list[str]:
+    return sorted({f"{rel}\t{c['checker']}\t{host_name(c.get('host'))}\t{c['test']}"
+                   for rel, checks in coverage.items() for c in checks})
+
+
+def save_declarations(coverage: Coverage, path: Path = DECLARATIONS) -> None:
+    """The declarations file for a whole-suite collection: the same coverage always gives the same bytes."""
+    _replace(path, HEADER + "".join(line + "\n" for line in declaration_lines(coverage)))
+
+
+def load_declarations(path: Path = DECLARATIONS) -> Coverage:
+    """The committed declarations; none when the file is missing (then every snippet shows "no checker")."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    coverage: Coverage = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise ValueError(f"{path}:{number}: expected snippet, checker, host and test separated by tabs")
+        rel, checker, host, test = fields
+        coverage.setdefault(rel, []).append({"checker": checker, "host": None if host == STATIC else host,
+                                             "test": test})
+    return coverage
+
+
+def outdated(collected: Coverage, declared: Coverage, limit: int = 10) -> list[str]:
+    """How the declarations differ from a whole-suite collection: lines to add (+) and to drop (-)."""
+    now, then = set(declaration_lines(collected)), set(declaration_lines(declared))
+    diff = [f"+ {line}" for line in sorted(now - then)] + [f"- {line}" for line in sorted(then - now)]
+    if len(diff) > limit:
+        diff = diff[:limit] + [f"... and {len(diff) - limit} more"]
+    return [d.replace("\t", "  ") for d in diff]
+
+
+def view(results: dict, declared: Coverage) -> dict:
+    """The ledger the readers ask ``entries()``: each snippet's declared checks with its recorded runs."""
+    snippets = {rel: {"checks": list(checks), "runs": []} for rel, checks in declared.items()}
+    for rel, record in results.get("snippets", {}).items():
+        snippets.setdefault(rel, {"checks": [], "runs": []})["runs"] = list(record.get("runs", []))
+    return {"format": FORMAT, "snippets": snippets}
+
+
+def read(results: Path | None = RESULTS, declarations: Path = DECLARATIONS) -> dict:
+    """The declarations with this checkout's results (``results=None``: the declarations alone, no run)."""
+    return view(load(results) if results is not None else {}, load_declarations(declarations))
 
 
 def host_name(host: str | None) -> str:

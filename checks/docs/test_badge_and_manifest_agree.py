@@ -1,14 +1,15 @@
 """A page's badges and the deployer's bundle manifest say the same outcome for the same bytes.
 
 Both ask ``zrunbook.ledger.entries``: the badges in docs/_ext/badges.py, the manifest in zrunbook/bundle.py.
-A small project's ledger holds a run of other bytes (stale), a passed run and a failed run of the current
-bytes; the built page and ``bundle.manifest`` must both say stale, passed and failed. The last case replaces
-the badges' rule with one that reads the newest run whatever bytes it checked, and shows the agreement check
-rejects it: a badge for a stale file must never read "passed".
+A small project declares one check per snippet, and its results (written here, never the repository's) hold a
+run of other bytes (stale), a passed run and a failed run of the current bytes; the built page and
+``bundle.manifest`` must both say stale, passed and failed. Without results (a fresh clone) both say "not run"
+for every declared check, and the page says "not run in this build". The last case replaces the badges' rule
+with one that reads the newest run whatever bytes it checked, and shows the agreement check rejects it: a badge
+for a stale file must never read "passed".
 """
 
 import hashlib
-import json
 import sys
 
 import pytest
@@ -36,21 +37,26 @@ def _record(rel: str, expected: str, data: bytes) -> dict:
     return {"checks": [{"checker": "shellcheck", "host": None, "test": test}], "runs": [run]}
 
 
-@pytest.fixture
-def root(sphinx_root):
+def project(sphinx_root, *, ran: bool):
     records = {}
     for rel, expected in SNIPPETS.items():
         data = f"#!/usr/bin/env bash\necho {expected}\n".encode()
         sphinx_root.write(f"snippets/{rel}", data)
         records[rel] = _record(rel, expected, data)
-    sphinx_root.ledger(records)
+    sphinx_root.ledger(records, ran=ran)
     body = "# Three snippets\n" + "".join(f"\n{FENCE}{{snippet}} {rel}\n{FENCE}\n" for rel in SNIPPETS)
     sphinx_root.add_page("three", body)
     return sphinx_root
 
 
-def page_outcomes(root) -> dict[str, list[str]]:
-    """Per snippet shown on the built page, the outcome each badge's text names (and its class agrees)."""
+@pytest.fixture
+def root(sphinx_root):
+    return project(sphinx_root, ran=True)
+
+
+def page_badges(root) -> dict[str, tuple[list[str], str]]:
+    """Per snippet shown on the built page, the outcome each badge's text names (and its class agrees), and the
+    note after the badges (when and where it was last checked)."""
     build = root.build("html")
     assert build.returncode == 0, build.log
     found = {}
@@ -62,25 +68,40 @@ def page_outcomes(root) -> dict[str, list[str]]:
             checker, host, outcome = badge.get_text().split(" · ")[:3]
             assert "zr-" + outcome.replace(" ", "-") in badge["class"], badge
             outcomes.append(outcome)
-        found[rel] = outcomes
+        found[rel] = outcomes, line.select_one(".zr-checked-on").get_text()
     return found
 
 
+def page_outcomes(root) -> dict[str, list[str]]:
+    return {rel: outcomes for rel, (outcomes, _note) in page_badges(root).items()}
+
+
 def manifest_outcomes(root) -> dict[str, list[str]]:
-    data = json.loads((root.path / "ledger.json").read_text(encoding="utf-8"))
-    rows = bundle.manifest(data, root=root.path / "snippets")
+    rows = bundle.manifest(root.read_ledger(), root=root.path / "snippets")
     return {row["path"]: [c["last_result"] for c in row["checks"]] for row in rows}
 
 
-def assert_agree(root) -> None:
+def assert_agree(root, expected: dict[str, str] = SNIPPETS) -> None:
     on_page, in_manifest = page_outcomes(root), manifest_outcomes(root)
-    expected = {rel: [outcome] for rel, outcome in SNIPPETS.items()}
+    expected = {rel: [outcome] for rel, outcome in expected.items()}
     assert on_page == expected, on_page
     assert in_manifest == expected, in_manifest
 
 
 def test_the_page_and_the_manifest_say_stale_passed_and_failed_alike(root):
     assert_agree(root)
+
+
+def test_a_fresh_clone_shows_the_declared_checkers_not_run_in_this_build_never_passed(sphinx_root):
+    root = project(sphinx_root, ran=False)
+    assert_agree(root, {rel: "not run" for rel in SNIPPETS})
+    notes = {note for _outcomes, note in page_badges(root).values()}
+    assert notes == {"(not run in this build)"}
+
+
+def test_after_a_run_the_page_says_when_it_was_checked(root):
+    notes = {note for _outcomes, note in page_badges(root).values()}
+    assert notes == {"(last checked 2026-11-20, commit abc1234)"}
 
 
 def test_a_badge_rule_of_its_own_that_ignores_the_bytes_is_caught(root, monkeypatch):

@@ -1,7 +1,7 @@
 """Every how-to chapter ends in an outcome check with a negative case (the {outcome} directive, zrunbook/guide/
-outcomes.py): the chapters are read from docs/how-to, the declarations from the pages, and the ledger proves
-that each negative test checks the snippet it is named for. The build fails on the same problems; these tests
-also prove that the rules reject what they must."""
+outcomes.py): the chapters are read from docs/how-to, the outcome checks from the pages, and the committed
+declarations (zrunbook/declarations.tsv, no run needed) prove that each negative test checks the snippet it is
+named for. The build fails on the same problems; these tests also prove that the rules reject what they must."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def test_every_how_to_chapter_has_an_outcome_check():
     assert outcomes.missing_chapters(DOCS) == []
 
 
-def test_every_outcome_check_names_a_snippet_and_negative_cases_the_ledger_backs():
-    data = ledger.load()
+def test_every_outcome_check_names_a_snippet_and_negative_cases_the_declarations_back():
+    data = ledger.read(results=None)
     found = outcomes.declared(DOCS)
     print(f"{len(found)} outcome checks:", ", ".join(f"{o.page} -> {o.snippet or 'not run here'}" for o in found))
     problems = [f"{o.page}: {p}" for o in found for p in outcomes.problems(o, data, SNIPPETS)]
@@ -40,11 +40,11 @@ def test_a_chapter_without_an_outcome_check_is_found(tmp_path):
 def test_a_negative_case_that_does_not_check_the_snippet_is_rejected():
     real = outcomes.Outcome("how-to/was/x", "crypto/verify/check-key-in-token.sh",
                             ("checks/db2/test_db2_tls.py::test_a_truststore_with_another_ca_refuses_the_server",), "")
-    problems = outcomes.problems(real, ledger.load(), SNIPPETS)
+    problems = outcomes.problems(real, ledger.read(results=None), SNIPPETS)
     assert len(problems) == 1
     assert "does not check crypto/verify/check-key-in-token.sh" in problems[0]
     none = outcomes.Outcome("how-to/was/x", "crypto/verify/check-key-in-token.sh", (), "")
-    assert outcomes.problems(none, ledger.load(), SNIPPETS) == [
+    assert outcomes.problems(none, ledger.read(results=None), SNIPPETS) == [
         "outcome check 'crypto/verify/check-key-in-token.sh' names no :negative: test"]
     assert outcomes.problems(outcomes.Outcome("p", "", (), ""), {}, Path("/nonexistent")) == [
         "an outcome check names neither a snippet nor :not-run-here:"]

@@ -18,6 +18,7 @@ import textwrap
 import pytest
 
 from checks.hosts import fake_mirror
+from zrunbook import ledger
 from zrunbook.hosts import engine as eng
 from zrunbook.hosts import mirror as mir
 
@@ -210,26 +211,26 @@ def _load_badges_extension():
 def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badge_says_so(tmp_path):
     from types import SimpleNamespace
 
-    from checks.zrunbook_plugin import LedgerRecorder
+    from checks.zrunbook_plugin import ResultsRecorder
 
     rel = "crypto/packages/verify-packages.sh"
     digest = hashlib.sha256((eng.SNIPPETS / rel).read_bytes()).hexdigest()
     hosts = ("debian13-amd64", "debian13-s390x")
     checks = {rel: [{"checker": "testinfra", "host": h, "test": f"t[{h}]"} for h in hosts]}
     config = SimpleNamespace(rootpath=eng.REPO, zr_coverage=checks, getoption=lambda name: False)
-    recorder = LedgerRecorder(config, tmp_path / "ledger.json")
+    recorder = ResultsRecorder(config, tmp_path / "results.json")
     unverified = "unverified: dists/trixie/main/binary-s390x/Packages.xz: served 1 bytes"
     for host, index in (("debian13-s390x", unverified), ("debian13-amd64", "verified")):
         recorder.pytest_runtest_logreport(SimpleNamespace(
             when="call", outcome="passed", nodeid=f"t[{host}]", duration=1.0,
             user_properties=[("zr_snippet", [rel, "testinfra", host]), ("zr_host_index", [host, index])]))
     recorder.pytest_sessionfinish(None)
-    results = json.loads((tmp_path / "ledger.json").read_text())
+    results = json.loads((tmp_path / "results.json").read_text())
     runs = {r["host"]: r for r in results["snippets"][rel]["runs"]}
     assert runs["debian13-s390x"]["index"] == unverified
     assert "index" not in runs["debian13-amd64"]
 
     badges = _load_badges_extension()
-    app = SimpleNamespace(env=SimpleNamespace(zr_ledger=results, zr_digests={rel: digest}))
+    app = SimpleNamespace(env=SimpleNamespace(zr_ledger=ledger.view(results, checks), zr_digests={rel: digest}))
     texts = [badges.badge_text(e) for e in badges.badge_entries(app, rel)]
     assert texts == ["testinfra · debian13-amd64 · passed", "testinfra · debian13-s390x · passed · index unverified"]

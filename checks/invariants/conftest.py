@@ -2,8 +2,8 @@
 
 Most cases need only the guide's extensions and build a small project of their own (``sphinx_root``, from
 checks/sphinx_roots.py). Two cases run pytest's 'every snippet is checked' invariant, which needs the real
-checks/, zrunbook/ and snippets/: they get a throw-away copy (``tree``), because that pytest run writes the
-ledger and one of them adds a file under snippets/. The untouched guide's build and the Makefile/tox cases read
+checks/, zrunbook/ and snippets/: they get a throw-away copy (``tree``), because some add a file under
+snippets/ or a test under checks/. The untouched guide's build and the Makefile/tox cases read
 the repository in place.
 """
 
@@ -30,11 +30,19 @@ class Tree:
         target.write_text(text, encoding="utf-8")
         return target
 
-    def check_coverage(self) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "--zr-require-coverage",
-             "-k", "every-snippet-is-checked", "checks"],
-            cwd=self.path, capture_output=True, text=True, env=dict(os.environ, ZR_HOSTS=""))
+    def pytest(self, *args: str) -> subprocess.CompletedProcess:
+        """pytest in the copy on every host (ZR_HOSTS unset), without xdist."""
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", *args],
+                              cwd=self.path, capture_output=True, text=True, env=dict(os.environ, ZR_HOSTS=""))
+
+    def check_coverage(self, item: str = "every-snippet-is-checked") -> subprocess.CompletedProcess:
+        """One of the whole suite's own items, as make check runs it."""
+        return self.pytest("--zr-require-coverage", "-k", item, "checks")
+
+    def write_declarations(self) -> subprocess.CompletedProcess:
+        """make declarations, in the copy."""
+        return self.pytest("--collect-only", "--zr-require-coverage", "--zr-declarations=zrunbook/declarations.tsv",
+                           "checks")
 
 
 @pytest.fixture

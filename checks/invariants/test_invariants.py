@@ -70,6 +70,34 @@ def test_checked_tree_passes_the_coverage_invariant(tree):
     assert "1 passed" in result.stdout
 
 
+def test_committed_declarations_match_the_collected_checks(tree):
+    result = tree.check_coverage("declarations-are-current")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+
+
+def test_a_check_added_without_make_declarations_fails_make_check_until_it_is_run(tree):
+    tree.write("checks/crypto/test_added_check.py", 'import pytest\n\n\n'
+               '@pytest.mark.snippet("crypto/packages/verify-packages.sh", checker="shellcheck")\n'
+               'def test_added():\n    pass\n')
+    result = tree.check_coverage("declarations-are-current")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "run `make declarations` and commit the file" in result.stdout
+    assert ("+ crypto/packages/verify-packages.sh  shellcheck  static  "
+            "checks/crypto/test_added_check.py::test_added") in result.stdout
+    written = tree.write_declarations()
+    assert written.returncode == 0, written.stdout + written.stderr
+    assert "checks/crypto/test_added_check.py::test_added" in (tree.path / "zrunbook/declarations.tsv").read_text()
+    result = tree.check_coverage("declarations-are-current")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_declarations_from_a_narrowed_collection_are_refused(tree):
+    result = tree.pytest("--collect-only", "--zr-declarations=zrunbook/declarations.tsv", "checks/crypto")
+    assert result.returncode != 0
+    assert "--zr-declarations needs the whole suite" in result.stderr
+
+
 def test_malformed_snippet_reference_names_page_and_line(sphinx_root):
     sphinx_root.write("snippets/crypto/packages/verify-packages.sh", SCRIPT)
     page = sphinx_root.show("malformed", "crypto/packages/verify-packages.sh extra-word")
@@ -148,4 +176,4 @@ def test_make_check_turns_on_the_every_snippet_is_checked_invariant():
 def test_a_narrowed_make_check_runs_only_what_was_asked_without_the_invariant():
     assert _tox_commands("SNIPPET=crypto/token/init-token.sh").endswith(
         "--zr-only=crypto/token/init-token.sh checks")
-    assert _tox_commands("CHECKS=checks/db2").endswith("ledger.json checks/db2")
+    assert _tox_commands("CHECKS=checks/db2").endswith("--zr-results=build/results.json checks/db2")

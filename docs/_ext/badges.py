@@ -1,9 +1,11 @@
-"""The badge line under each snippet, from the results ledger, and the download of the whole file.
+"""The badge line under each snippet, from the declarations and this checkout's results, and the download.
 
-Per checker and host that checks the file: its outcome for the file's current bytes, by
-``zrunbook.ledger.entries`` — the same rule the deployer's bundle manifest uses (zrunbook/bundle.py), so a page
-and a manifest never disagree — then the date and commit of the newest check and, in HTML, a link to the
-byte-identical file (the whole file also under a region include).
+Per checker and host the committed declarations name for the file (``snippet_declarations``): its outcome for
+the file's current bytes in the results ``make check`` wrote into this checkout (``snippet_results``, under
+build/), by ``zrunbook.ledger.entries`` — the same rule the deployer's bundle manifest uses
+(zrunbook/bundle.py), so a page and a manifest never disagree — then the date and commit of the newest check,
+or "not run in this build" when no check of the file has a result here (a fresh clone), and, in HTML, a link
+to the byte-identical file (the whole file also under a region include).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sphinx.util.osutil import relative_uri
 from zrunbook import ledger, registry
 
 DOWNLOADS = "_snippets"
+NOT_RUN = "not run in this build"
 
 
 def badge_entries(app: Sphinx, rel: str) -> list[dict]:
@@ -52,9 +55,10 @@ def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.p
             classes.append("zr-index-unverified")  # dashed amber border; the text says it too
         line += nodes.inline("", badge_text(entry), classes=classes)
     when = ledger.checked_on(entries)
-    if when:
+    if entries:
+        note = f"(last checked {when[0]}, commit {when[1]})" if when else f"({NOT_RUN})"
         line += nodes.Text(" ")
-        line += nodes.inline("", f"(last checked {when[0]}, commit {when[1]})", classes=["zr-checked-on"])
+        line += nodes.inline("", note, classes=["zr-checked-on"])
     if app.builder.format == "html":
         line += nodes.Text("  ")
         target = relative_uri(app.builder.get_target_uri(docname), f"{DOWNLOADS}/{rel}")
@@ -65,12 +69,13 @@ def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.p
 
 
 def on_builder_inited(app: Sphinx) -> None:
-    app.env.zr_ledger = ledger.load(Path(app.confdir) / app.config.snippet_ledger)
+    confdir = Path(app.confdir)
+    app.env.zr_ledger = ledger.read(confdir / app.config.snippet_results, confdir / app.config.snippet_declarations)
 
 
 def on_env_get_outdated(app, env, added, changed, removed):
-    """Badges depend on the ledger, the files' digests and the registry (each checker's evidence): re-read
-    pages whose badges would change."""
+    """Badges depend on the declarations and results, the files' digests and the registry (each checker's
+    evidence): re-read pages whose badges would change."""
     stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests, registry.declared()],
                                       sort_keys=True).encode()).hexdigest()
     previous = getattr(env, "zr_badge_stamp", None)
@@ -103,7 +108,8 @@ def on_build_finished(app: Sphinx, exception) -> None:
 
 def setup(app: Sphinx):
     app.setup_extension("snippet")
-    app.add_config_value("snippet_ledger", "ledger.json", "env")
+    app.add_config_value("snippet_declarations", ledger.DECLARATIONS.relative_to(ledger.ROOT).as_posix(), "env")
+    app.add_config_value("snippet_results", ledger.RESULTS.relative_to(ledger.ROOT).as_posix(), "env")
     app.connect("builder-inited", on_builder_inited)
     app.connect("env-get-outdated", on_env_get_outdated)
     app.connect("doctree-resolved", on_doctree_resolved)

@@ -1,9 +1,9 @@
 """``{outcome}``: the check of a chapter's purpose, its negative cases and their results (zrunbook/guide/outcomes.py).
 
 Renders a box titled "Outcome check" with the page's sentence (what the check proves), the snippet a reader runs
-and, per negative case, the test and its result on each host from the ledger. A declaration the ledger does not
-back (a negative test that does not check the snippet) is a build problem, as is a how-to chapter without any
-outcome check (reported once, at the end of the build).
+and, per negative case, the test and its result on each host from this checkout's results. A declaration the
+committed declarations do not back (a negative test that does not check the snippet) is a build problem, as is
+a how-to chapter without any outcome check (reported once, at the end of the build).
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 ``:after: crypto ihs`` names the chapters a reader does first (zrunbook.walkthrough.after reads it; the
 walkthrough tests take their order from it). The box says, per check host, how many of the chapter's steps a
 clean Debian 13 host runs or installs (Current and Ubuntu/Debian tabs), which it passes over and why (the
-captions' ``:needs:``), and the walk's result from the ledger: passed only when every walked step's latest
-walkthrough run passed for the snippet as it is now.
+captions' ``:needs:``), and the walk's result from this checkout's results (build/results.json): passed only
+when every walked step's latest walkthrough run passed for the snippet as it is now ("not run in this build" on a
+fresh clone).
 """
 
 from __future__ import annotations
@@ -25,14 +26,17 @@ HOSTS = {"amd64": "debian13-amd64", "s390x": "debian13-s390x"}
 
 
 def walk_result(ledger: dict, digests: dict, snippets: list[str], host: str) -> str:
-    outcomes = []
+    outcomes, ran = [], False
     for rel in snippets:
         runs = [r for r in ledger.get("snippets", {}).get(rel, {}).get("runs", [])
                 if r.get("checker") == "walkthrough" and r.get("host") == host]
+        ran = ran or bool(runs)
         current = [r for r in runs if r.get("sha256") == digests.get(rel)]
         outcomes.append(current[-1]["outcome"] if current else "not run for this version")
     if not outcomes:
         return "nothing to walk"
+    if not ran:
+        return "not run in this build"
     if all(o == "passed" for o in outcomes):
         return "passed"
     return "failed" if "failed" in outcomes else "not run for this version of every step"
@@ -106,7 +110,7 @@ class WalkedDirective(SphinxDirective):
 
 
 def on_env_get_outdated(app, env, added, changed, removed):
-    """The walk's result comes from the ledger: re-read the chapters' index pages when it or a digest changed."""
+    """The walk's result comes from the results: re-read the chapters' index pages when it or a digest changed."""
     stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests], sort_keys=True).encode()).hexdigest()
     previous = getattr(env, "zr_walked_stamp", None)
     env.zr_walked_stamp = stamp

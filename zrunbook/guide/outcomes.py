@@ -8,8 +8,9 @@ A page declares one with the ``{outcome}`` directive (docs/_ext/outcome.py)::
     ```
 
 ``:negative:`` names one or more tests (blank-separated, without the host in brackets) in which the check is
-run against a setup whose purpose is not met and must fail. The ledger is the proof that they exist and check
-this snippet: ``problems()`` rejects a negative test the ledger does not list among the snippet's checks.
+run against a setup whose purpose is not met and must fail. The declarations (zrunbook/ledger.py) are the proof
+that they exist and check this snippet: ``problems()`` rejects a negative test they do not list among the
+snippet's checks; ``negative_results()`` reads this checkout's results.
 Where no check can run on the check hosts (an IBM product on z/OS), ``:not-run-here:`` says why instead of a
 snippet, and the page still names what the reader runs.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from zrunbook.ledger import REGENERATE
 
 DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{outcome\}[ \t]*(\S*)[ \t]*\n((?::[\w-]+:.*\n)*)", re.M)
 
@@ -61,7 +64,7 @@ def missing_chapters(docs: Path) -> list[str]:
 
 def problems(outcome: Outcome, ledger: dict, snippets: Path) -> list[str]:
     """What is wrong with one declaration: a missing snippet, no negative case, a negative test that does not
-    check the snippet (by the ledger's record of which test checks which file)."""
+    check the snippet (by the declarations' record of which test checks which file)."""
     if not outcome.snippet:
         return [] if outcome.not_run_here else ["an outcome check names neither a snippet nor :not-run-here:"]
     out = []
@@ -72,8 +75,8 @@ def problems(outcome: Outcome, ledger: dict, snippets: Path) -> list[str]:
     tests = {c["test"].split("[")[0] for c in ledger.get("snippets", {}).get(outcome.snippet, {}).get("checks", [])}
     for test in outcome.negatives:
         if test not in tests:
-            out.append(f"negative case {test} does not check {outcome.snippet} (not in the ledger's checks of the "
-                       "file: mark the test with @pytest.mark.snippet and run make check)")
+            out.append(f"negative case {test} does not check {outcome.snippet} (not in the declared checks of the "
+                       f"file: mark the test with @pytest.mark.snippet and run {REGENERATE})")
     return out
 
 
