@@ -52,7 +52,9 @@ SIGNATURES = (
     *(Signature(f.signature, f"a token's user PIN: {f.name}, {f.means}", see, pins.RECOVER_PAGE,
                 pins.RECOVER_LABEL, f.fix)
       for f, see in zip(pins.FLAGS, ("nothing: its logins still work", "nothing: its logins still work",
-                                     "CKR_PIN_LOCKED at login", "CKR_USER_PIN_NOT_INITIALIZED at login"), strict=True)),
+                                     "CKR_PIN_LOCKED at login",
+                                     "CKR_PIN_EXPIRED after login (openCryptoki's source; not made here)"),
+                        strict=True)),
     Signature("pkcs11-group", "the server's user is not in the pkcs11 group", "CKR_FUNCTION_FAILED",
               "how-to/crypto/03-opencryptoki", "doctor-pkcs11-group",
               "add the user with the page's step 2, then restart the server (a running process keeps its groups)"),
