@@ -1,8 +1,11 @@
 """make verify against container hosts reached over SSH, listed in an Ansible inventory.
 
 The fleet, per host architecture: a good target (the Apache token site of the IHS chapter's pages: the key in
-the token), a misconfigured one (the same token, but httpd serves a key from a file: the 2013 study's way), one
-whose login user has no sudo, an inventory entry no container answers, and one with a wrong key. verify runs
+the token), a misconfigured one (the same token, but httpd serves a key from a file: the 2013 study's way), a
+weakened one (the token site with TLS 1.0 and 1.1 switched back on, its PIN file readable by every user and its
+OpenSSL configuration without the system's include), one whose login user has no sudo, an inventory entry no
+container answers, and one with a wrong key. Every target with sudo has the verify account of the page (root's
+copies of the checks, sudo rules scoped to them). verify runs
 once per fleet, as a user runs it (``python -m zrunbook verify``), with the test PIN in the environment; the
 tests read its reports. The good target's file tree and process list are taken before and after the run.
 """
@@ -32,7 +35,15 @@ PROFILE = SNIPPETS / "verify/site-profile.toml"
 SITE_CA = "/etc/ssl/certs/zrunbook-site-ca.pem"  # the profile's ca_file
 APACHE_STEPS = {s.id for s in STEPS if s.part == "apache"}
 CHECKED = ("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
-           "ihs/apache/check-session-resumption.sh", "verify/site-profile.toml")
+           "ihs/apache/check-session-resumption.sh", "verify/site-profile.toml", "crypto/verify/check-tls-protocols.sh",
+           "ihs/apache/check-token-site-files.sh", "verify/install-verify-account.sh", "verify/zrunbook-verify.sudoers")
+# The weakened target's faults, each a false pass of an earlier verify: TLS 1.0/1.1 back on (the server says
+# ServerHello, then cannot sign the old handshake with the token key), the PIN file 0644, no system include.
+WEAKEN = ("sed -i 's#</VirtualHost>#    SSLProtocol all\\n"
+          "    SSLCipherSuite ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0\\n"
+          "    SSLOpenSSLConfCmd MinProtocol TLSv1\\n</VirtualHost>#' /etc/apache2/sites-available/tls.conf"
+          " && apache2ctl graceful && sleep 2 && chmod 0644 /etc/ssl/private/apache-token.pin"
+          " && sed -i '/^\\.include/d' /etc/ssl/openssl-pkcs11.conf")
 # What verify may change on a target (the snapshot leaves these out): logs, the kernel's and the runtime's
 # file systems, and openCryptoki's usage counters and locks (pkcsstats' shared memory is under /dev/shm). The
 # token store is compared by content: openCryptoki rewrites NVTOK.DAT at each user login (a new mtime, the
@@ -82,8 +93,11 @@ def fleet_run(request, zr_host_pool, tmp_path_factory):
         return host
 
     good, broken, nosudo = start(apache.serve_token), start(apache.serve_files), start(apache.serve_token)
+    weak = start(apache.serve_token)
+    weak.run_expect([0], WEAKEN)
     fleet.add(good, "good", **own)
     fleet.add(broken, "misconfigured", **own)
+    fleet.add(weak, "weakened", **own)
     fleet.add(nosudo, "nosudo", sudo=False, **own)
     fleet.add_entry("gone", ansible_host=f"zr-no-such-container-{os.getpid()}")
     other = directory / "other_key"
@@ -91,7 +105,7 @@ def fleet_run(request, zr_host_pool, tmp_path_factory):
     # its own connection: with ControlMaster it would ride on the good entry's (same container, same user)
     fleet.add_entry("wrongkey", ansible_host=good.zr_container, ansible_ssh_private_key_file=str(other),
                     ansible_ssh_common_args=f"-F {fleet.ssh_config} -o ControlMaster=no -o ControlPath=none")
-    inventory = fleet.inventory({"webservers": ["good", "misconfigured", "nosudo", "gone", "wrongkey"]})
+    inventory = fleet.inventory({"webservers": ["good", "misconfigured", "weakened", "nosudo", "gone", "wrongkey"]})
     before = snapshot(good)
     run = verify(inventory, directory / "reports")
     if not (directory / "reports" / "verify.json").exists():
@@ -102,7 +116,7 @@ def fleet_run(request, zr_host_pool, tmp_path_factory):
     fleet.close_connections()
     yield {"name": name, "root_login": emulated, "run": run, "out": directory / "reports", "before": before,
            "after": after, "one": one, "one_out": directory / "one", "inventory": inventory, "good": good}
-    for host in (good, broken, nosudo):
+    for host in (good, broken, weak, nosudo):
         zr_host_pool.remove(host)
     shutil.rmtree(fleet.directory, ignore_errors=True)
 
@@ -124,10 +138,12 @@ def test_a_good_target_passes_every_apache_step_and_nothing_else_applies(fleet_r
 
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_the_misconfigured_target_fails_exactly_the_key_steps(fleet_run):
-    """The study's way, a key in a file: both token steps fail with their own sentences; resumption passes."""
+    """The study's way, a key in a file: the token steps fail with their own sentences (httpd runs without the
+    token's OpenSSL configuration at all); resumption and protocols pass."""
     found = verdicts(fleet_run["out"])
     failed = {step for (host, step), r in found.items() if host == "misconfigured" and r["verdict"] == "failed"}
-    assert failed == {"apache-key-in-token", "apache-token-signs"}
+    assert failed == {"apache-key-in-token", "apache-token-signs", "apache-site-files"}
+    assert "runs without OPENSSL_CONF" in found[("misconfigured", "apache-site-files")]["message"]
     assert "is not in this token" in found[("misconfigured", "apache-key-in-token")]["message"]
     assert "signed outside the token" in found[("misconfigured", "apache-token-signs")]["message"]
     assert found[("misconfigured", "apache-session-resumption")]["verdict"] == "passed"
@@ -142,11 +158,66 @@ def test_without_sudo_only_the_steps_needing_another_user_fail_and_say_so(fleet_
     if fleet_run["root_login"]:
         assert {found[("nosudo", s)]["verdict"] for s in APACHE_STEPS} == {"passed"}
         return
-    for step in ("apache-key-in-token", "apache-token-signs"):
+    for step in ("apache-key-in-token", "apache-token-signs", "apache-site-files"):
         row = found[("nosudo", step)]
         assert row["verdict"] == "failed"
         assert "sudo" in row["message"], row["message"]
     assert found[("nosudo", "apache-session-resumption")]["verdict"] == "passed"
+    assert found[("nosudo", "apache-protocols")]["verdict"] == "passed"
+
+
+@pytest.mark.snippet(*CHECKED, checker="verify")
+def test_the_weakened_target_fails_exactly_the_protocol_and_file_steps_with_every_reason(fleet_run):
+    """Three faults that an earlier verify passed: each is found, both of the file check's in one message."""
+    found = verdicts(fleet_run["out"])
+    failed = {step for (host, step), r in found.items() if host == "weakened" and r["verdict"] == "failed"}
+    assert failed == {"apache-protocols", "apache-site-files"}, found
+    said = found[("weakened", "apache-protocols")]["message"]
+    assert "offers only TLS 1.0" in said
+    assert "offers only TLS 1.1" in said
+    said = found[("weakened", "apache-site-files")]["message"]
+    assert "does not include the system configuration /etc/ssl/openssl.cnf" in said, said
+    assert "is mode 644: every user on the host can read or change it" in said, said
+
+
+@pytest.mark.snippet("verify/zrunbook-verify.sudoers", "verify/install-verify-account.sh", checker="verify")
+def test_the_verify_account_runs_the_checks_and_nothing_else(fleet_run):
+    """On the good target, as the login user: the installed checks and pkcsconf -t through sudo, as the users the
+    rules name; a shell, another command, another user's check, a changed copy and an unkept variable are refused.
+    (On s390x the fleet logs in as root, which sudo allows anything: the rules are checked as zrops there too.)"""
+    host = fleet_run["good"]
+    host.run_expect([0], "id zrops || useradd -m zrops")
+    if fleet_run["root_login"]:
+        host.run_expect([0], "bash /snippets/verify/install-verify-account.sh zrops www-data")
+    as_login = "runuser -u zrops -- "
+    allowed = host.run(f"{as_login}sudo -n -l")
+    assert "(root) NOPASSWD: /usr/sbin/pkcsconf -t, /usr/local/libexec/zrunbook-verify/check-token-signs.sh" in \
+        allowed.stdout, allowed.stdout + allowed.stderr
+    assert host.run(f"{as_login}sudo -n pkcsconf -t").rc == 0
+    for refused in ("sudo -n /bin/bash -c id", "sudo -n pkcsconf -s", "sudo -n cat /etc/shadow",
+                    "sudo -n -u root /usr/local/libexec/zrunbook-verify/check-key-in-token.sh localhost:443",
+                    "sudo -n -u www-data /usr/local/libexec/zrunbook-verify/check-token-signs.sh localhost:443"):
+        said = host.run(as_login + refused)
+        assert said.rc != 0, refused
+        assert "a password is required" in said.stderr, (refused, said.stderr)
+    copies = host.run("stat -c '%U %a' /usr/local/libexec/zrunbook-verify /usr/local/libexec/zrunbook-verify/*.sh")
+    assert set(copies.stdout.split("\n")[:-1]) == {"root 755"}, copies.stdout
+
+
+@pytest.mark.snippet("verify/install-verify-account.sh", checker="verify")
+def test_the_install_step_refuses_rules_visudo_refuses_and_installs_nothing(fleet_run):
+    """Negative case of the account's step: broken rules (here an alias line cut in half) stop it before
+    /etc/sudoers.d changes."""
+    host = fleet_run["good"]
+    host.run_expect([0], "id zrops || useradd -m zrops")
+    rules = "/tmp/zr-snippets/verify/zrunbook-verify.sudoers"
+    host.run_expect([0], "rm -rf /tmp/zr-snippets && cp -r /snippets /tmp/zr-snippets && sed -i "
+                         f"'s/^Cmnd_Alias  ZR_AS_SERVICE = .*/Cmnd_Alias  ZR_AS_SERVICE =/' {rules} && "
+                         "cp /etc/sudoers.d/zrunbook-verify /tmp/before")
+    broken = host.run("bash /tmp/zr-snippets/verify/install-verify-account.sh zrops www-data")
+    assert broken.rc == 1, broken.stdout + broken.stderr
+    assert "visudo refused the rules, nothing was installed in /etc/sudoers.d" in broken.stderr
+    host.run_expect([0], "cmp /tmp/before /etc/sudoers.d/zrunbook-verify")
 
 
 @pytest.mark.snippet("verify/site-profile.toml", checker="verify")
@@ -160,7 +231,7 @@ def test_an_unreachable_host_and_a_wrong_key_fail_each_step_with_ssh_s_words(fle
 def test_every_report_names_each_host_and_step_and_links_the_guide(fleet_run):
     out = fleet_run["out"]
     data = json.loads((out / "verify.json").read_text(encoding="utf-8"))
-    assert len(data["results"]) == 5 * len(STEPS)
+    assert len(data["results"]) == 6 * len(STEPS)
     suite = ET.parse(out / "verify.xml").getroot()
     cases = suite.iter("testcase")
     failures = sum(1 for c in cases if c.find("failure") is not None)

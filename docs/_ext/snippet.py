@@ -36,6 +36,7 @@ KINDS: list[tuple[str, str]] = [
     ("*.sh", "bash"),
     ("*.py", "python"),
     ("*.rules", "text"),
+    ("*.sudoers", "text"),
     ("*.security", "properties"),
     ("*.properties", "properties"),
     ("*.cfg", "text"),

@@ -15,6 +15,7 @@ die() { echo "doctor-probe: $*" >&2; exit 2; }
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install opencryptoki."
 command -v pgrep >/dev/null || die "pgrep is missing: install procps."
 command -v timeout >/dev/null || die "timeout is missing: install coreutils."
+command -v ps >/dev/null || die "ps is missing: install procps."
 found=0
 say() { echo "FOUND $1: $2"; found=1; }
 wait_s=${LOOK_SECONDS:-10}
@@ -38,9 +39,11 @@ else
       answers=no
     fi
   }
-  # Each token's PIN counters, from its flags (PKCS #11 CKF_USER_PIN_*): read, never logged in.
+  # Each token's PIN counters, from its flags (PKCS #11 CKF_USER_PIN_*): read, never logged in. Only initialised
+  # tokens (TOKEN_INITIALIZED, 0x400): one never initialised is in no one's use and shows USER_PIN_TO_BE_CHANGED.
   if [[ $answers == yes && -n ${listing:-} ]]; then
     while read -r label flags; do
+      (( 16#$flags & 0x400 )) || continue
       (( 16#$flags & 0x40000 )) && say pin-locked "token $label: USER_PIN_LOCKED (flags 0x$flags): three wrong user PINs in a row, no new login"
       (( 16#$flags & 0x20000 )) && say pin-final-try "token $label: USER_PIN_FINAL_TRY (flags 0x$flags): the next wrong user PIN locks it"
       (( 16#$flags & 0x10000 )) && say pin-count-low "token $label: USER_PIN_COUNT_LOW (flags 0x$flags): a wrong user PIN since the last good login"

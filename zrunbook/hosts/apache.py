@@ -163,12 +163,17 @@ def warm_up(host, ca: str, *sigalgs: str, rounds: int = 4) -> None:
                  f"-servername www.example.com -CAfile {ca} -brief {opt} >/dev/null 2>&1 & done; wait")
 
 
+WORKER_PIN = "/run/zr-worker.pin"  # the PIN as an httpd worker holds it: in its memory, inherited from the parent
+
+
 def try_export(host, key_label: str, user: str = "www-data") -> dict:
-    """token_export.py as user (httpd's), with only what httpd has: the PIN file and the pkcs11 group."""
+    """token_export.py as user (httpd's), with only what an httpd worker has: the PIN (the page's PIN file is
+    root's; a worker holds the PIN in its memory, so the check gets a copy only it can read) and the pkcs11 group."""
     copy_to(host, (Path(__file__).parent / "token_export.py").read_text(), EXPORT_SCRIPT)
+    ok(host, f"install -m 0400 -o {shlex.quote(user)} {PIN_FILE} {WORKER_PIN}")
     module = ok(host, f"sed -n 's/^ *pkcs11-module-path *= *//p' {OPENSSL_PKCS11_CONF}").strip()
     out = ok(host, f"su -s /bin/sh {shlex.quote(user)} -c 'python3 {EXPORT_SCRIPT} {shlex.quote(module)} "
-                   f"{LABEL} {shlex.quote(key_label)} {PIN_FILE}'")
+                   f"{LABEL} {shlex.quote(key_label)} {WORKER_PIN}'")
     return json.loads(out)
 
 

@@ -3,7 +3,8 @@
 ``Fleet(engine, directory)`` makes a key pair for the run (ssh-keygen), an ``ssh_config`` and a
 ``known_hosts`` the run owns. ``add(host, name, ...)`` turns a started container host (testinfra, docker
 backend) into a target: new host keys made in the container (no two targets share one), the login user
-``zrops`` with the run's public key, passwordless sudo unless ``sudo=False``, and the host key written to
+``zrops`` with the run's public key, the verify account's scoped sudo rules (the page's install snippet) unless
+``sudo=False``, and the host key written to
 known_hosts from the container itself, out of band, so ssh checks it (``StrictHostKeyChecking yes``; nothing
 here turns host key checking off). The containers keep ``--network none``: ssh reaches each one through
 ``ProxyCommand <engine> exec -i %h /usr/sbin/sshd -i``, a real sshd speaking the SSH protocol on the
@@ -21,6 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zrunbook.hosts.engine import SNIPPETS_IN_CONTAINER
 from zrunbook.hosts.util import ok
 
 LOGIN = "zrops"
@@ -54,19 +56,22 @@ class Fleet:
             "  ControlPersist 60\n"
             "  LogLevel ERROR\n", encoding="utf-8")
 
-    def add(self, host, name: str, *, sudo: bool = True, **hostvars) -> str:
-        """Make the container behind testinfra ``host`` an SSH target listed as ``name``; returns the name."""
+    def add(self, host, name: str, *, sudo: bool = True, services: tuple[str, ...] = ("www-data",), **hostvars) -> str:
+        """Make the container behind testinfra ``host`` an SSH target listed as ``name``; returns the name. With
+        ``sudo`` the login user gets the verify account (snippets/verify/install-verify-account.sh for the
+        ``services`` users), else no sudo rule at all."""
         pub = Path(f"{self.key}.pub").read_text(encoding="utf-8").strip()
         user = self.login
         home = "/root" if user == "root" else f"/home/{user}"
-        sudoers = (f"echo '{user} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/{user}; "
-                   f"chmod 440 /etc/sudoers.d/{user}; ") if sudo and user != "root" else ""
+        # the verify account's page step: the checks root's copies, the login user's sudo rules scoped to them
+        account = (f"bash {SNIPPETS_IN_CONTAINER}/verify/install-verify-account.sh {user} "
+                   f"{' '.join(services)} >/dev/null; ") if sudo else ""
         ok(host, "set -e; rm -f /etc/ssh/ssh_host_*; ssh-keygen -A >/dev/null; mkdir -p /run/sshd; "
                  "grep -q \"$(hostname)\" /etc/hosts || echo \"127.0.1.1 $(hostname)\" >> /etc/hosts; "
                  f"id {user} >/dev/null 2>&1 || useradd -m -s /bin/bash {user}; "
                  f"install -d -m 700 -o {user} -g {user} {home}/.ssh; "
                  f"echo {shlex.quote(pub)} > {home}/.ssh/authorized_keys; "
-                 f"chown {user}: {home}/.ssh/authorized_keys; {sudoers}")
+                 f"chown {user}: {home}/.ssh/authorized_keys; {account}")
         key = host.check_output("cat /etc/ssh/ssh_host_ed25519_key.pub").split()[:2]
         with self.known_hosts.open("a", encoding="utf-8") as fh:
             fh.write(f"{host.zr_container} {' '.join(key)}\n")

@@ -1,7 +1,8 @@
 """``make doctor HOST=...``: which known reason makes a host's token stop answering its service users.
 
 ``python -m zrunbook doctor --inventory INV --profile SITE.toml --host NAME`` reaches the host as make verify
-does (zrunbook/verify/target.py) and runs snippets/verify/doctor-probe.sh there as root (``sudo -n``) with the
+does (zrunbook/verify/target.py) and runs the host's installed copy of snippets/verify/doctor-probe.sh there as
+root (``sudo -n``, the verify account's rules) with the
 users of every server the profile gives the host. The probe prints ``FOUND <signature>: ...`` for each signature
 it sees and ``SEEN <user>: ...`` for the error that user meets; ``SIGNATURES`` maps each signature to what the
 user sees and to the place in the guide that fixes it. checks/verify/test_doctor.py reproduces every signature on
@@ -17,11 +18,10 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from zrunbook import SNIPPETS
 from zrunbook.verify import pins, target
 from zrunbook.verify import profile as prof
 from zrunbook.verify.report import guide_base
-from zrunbook.verify.steps import SERVER_PARTS, setting, token_of
+from zrunbook.verify.steps import ROOT, SERVER_PARTS, setting, token_of
 
 PROBE = "verify/doctor-probe.sh"
 LOOK_SECONDS = 10  # what each pkcsconf of the probe may take (the probe itself has target.STEP_SECONDS)
@@ -115,8 +115,11 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         host = target.connect(args.inventory, name)
-        script = f"export LOOK_SECONDS={LOOK_SECONDS}\n" + (SNIPPETS / PROBE).read_text(encoding="utf-8")
-        result = target.run_as_root(host, script, users)
+        differs = target.copy_differs(PROBE, target.installed(host))
+        if differs:
+            print(f"zrunbook doctor: {name}: {differs}", file=sys.stderr)
+            return 2
+        result = target.run_snippet(host, PROBE, ROOT, {"LOOK_SECONDS": str(LOOK_SECONDS)}, users)
     except target.Unreachable as exc:
         print(f"zrunbook doctor: {name}: {exc}", file=sys.stderr)
         return 2

@@ -52,11 +52,15 @@ def test_step(verify_host, verify_step, verify_setup, verify_connections, reques
     service_user = setting(profile, step.part, hostvars).get("user")
     guard = pins.Guard(request.config.zr_run_dir)
     token, why = token_of(profile, step.part, hostvars)
+    looked = guard.preflight()["hosts"].get(verify_host, {"error": "the preflight did not look at this host"})
+    if step.run_as != target.LOGIN and not looked.get("error"):  # the host's copy, run through sudo, is this one
+        differs = target.copy_differs(step.snippet, looked.get("installed", {}))
+        if differs:
+            verdict("failed", f"not run: {differs}")
     slot = pin = None
     if "SLOT" in step.env:
         if token is None:
             verdict("failed", why)
-        looked = guard.preflight()["hosts"].get(verify_host, {"error": "the preflight did not look at this host"})
         if looked.get("error"):
             verdict("failed", f"not run: {looked['error']}")
         state = looked["tokens"].get(token.label)

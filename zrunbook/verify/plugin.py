@@ -47,10 +47,12 @@ def pytest_configure(config):
 def _look(inventory_path: str, name: str) -> dict:
     try:
         host = target.connect(inventory_path, name)
+        copies = target.installed(host)
         found, why = target.tokens(host)
     except (target.Unreachable, RuntimeError) as exc:
-        return {"error": f"not checked: {exc}", "tokens": {}}
-    return {"error": why or None, "tokens": {label: {"slot": s.slot, "flags": s.flags} for label, s in found.items()}}
+        return {"error": f"not checked: {exc}", "tokens": {}, "installed": {}}
+    return {"error": why or None, "tokens": {label: {"slot": s.slot, "flags": s.flags} for label, s in found.items()},
+            "installed": copies}
 
 
 def preflight(config) -> None:
@@ -58,12 +60,12 @@ def preflight(config) -> None:
     inventory, hosts, profile = _setup(config)
     guard = pins.Guard(config.zr_run_dir)
     guard.reset()
-    needs = {}  # host -> [(token, uses its PIN)]
+    needs = {}  # host -> [(token, uses its PIN)], for every host a step applies to
     for name in hosts:
         groups, hostvars = target.groups_of(inventory, name), target.hostvars_of(inventory, name)
-        wanted = [(token_of(profile, s.part, hostvars)[0], bool(s.secrets)) for s in STEPS
-                  if "SLOT" in s.env and applies(s, profile, groups) is None]
-        if wanted:
+        steps = [s for s in STEPS if applies(s, profile, groups) is None]
+        if steps:  # a host a step applies to: its installed checks, and the tokens its steps use
+            wanted = [(token_of(profile, s.part, hostvars)[0], bool(s.secrets)) for s in steps if "SLOT" in s.env]
             needs[name] = [(t, secret) for t, secret in wanted if t is not None]
     path = config.getoption("zr_inventory")
     with ThreadPoolExecutor(max_workers=max(1, min(len(needs), 8))) as pool:

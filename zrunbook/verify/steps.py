@@ -59,6 +59,12 @@ STEPS: tuple[Step, ...] = (
     Step("crypto-ap-ready", "how-to/crypto/01-adapters", "the guest has AP queues and zcrypt serves them", "crypto",
          "crypto/adapters/check-ap-ready.sh", LOGIN, ("AP_WAIT_SECONDS",), ()),
     *_server_steps("apache", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd"),
+    Step("apache-protocols", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: it answers no handshake that "
+         "offers only TLS 1.0 or 1.1, and serves TLS 1.2 or 1.3", "apache", "crypto/verify/check-tls-protocols.sh",
+         LOGIN, ("SERVER_NAME",), ("endpoint",)),
+    Step("apache-site-files", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: its OpenSSL configuration "
+         "includes the system's policy, and its PIN file is root's alone", "apache",
+         "ihs/apache/check-token-site-files.sh", ROOT, (), ()),
     Step("apache-session-resumption", "how-to/ihs/07-session-cache", "Apache httpd: returning clients resume "
          "their sessions (TLS 1.2 and 1.3)", "apache", "ihs/apache/check-session-resumption.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),

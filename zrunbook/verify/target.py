@@ -8,16 +8,21 @@ inventory variables (``ansible_host``, ``ansible_user``, ``ansible_port``, ``ans
 configuration, keys and known_hosts apply. Host keys are checked as ssh checks them: nothing here turns
 ``StrictHostKeyChecking`` off.
 
-``run_step`` sends the snippet file itself to ``bash -s`` on the host through that ssh command, with the step's
-environment as ``export`` lines ahead of it on standard input: a PIN never appears on a command line, here or
-on the host. Root and the server's user are reached with ``sudo -n`` (never a password prompt). Every remote
-command runs under ``timeout`` on the host (``STEP_SECONDS``, ``tokens`` ``LOOK_SECONDS``), which ends the whole
-process group it started when the limit passes (TERM, then KILL), so a hung program (a stopped slot daemon) leaves
-nothing running; the local ssh has a slightly longer limit of its own.
+``run_step`` sends the step's environment as ``export`` lines to ``bash -s`` on the host through that ssh command,
+on standard input: a PIN never appears on a command line, here or on the host. A step run as the login user
+follows as the snippet's own text; a step run as root or as the server's user is the host's installed copy of
+the snippet (``INSTALLED``, root's, put there by snippets/verify/install-verify-account.sh), run with
+``sudo -n`` (never a password prompt) under the sudo rules of snippets/verify/zrunbook-verify.sudoers, which allow
+exactly those copies and ``pkcsconf -t`` and keep only the variables they read. ``installed`` reads the copies'
+sha256 so that verify runs no check that differs from its own. Every remote command runs under ``timeout`` on the
+host (``STEP_SECONDS``, ``tokens`` ``LOOK_SECONDS``), which ends what it started when the limit passes (TERM,
+then KILL), so a hung program (a stopped slot daemon) leaves nothing running; the local ssh has a slightly longer
+limit of its own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -35,6 +40,7 @@ STEP_SECONDS = 60  # one step on one host, on the host (timeout -k)
 LOOK_SECONDS = 20  # reading the tokens' flags (pkcsconf -t) on one host
 KILL_AFTER = 5  # seconds between timeout's TERM and its KILL
 TIMED_OUT = 124  # timeout's exit status when the limit passed
+INSTALLED = "/usr/local/libexec/zrunbook-verify"  # root's copies of the checks verify runs through sudo
 
 
 class InventoryError(RuntimeError):
@@ -173,11 +179,34 @@ def _ssh(host, command: str, stdin: str = "", seconds: int = STEP_SECONDS) -> Re
 
 
 def _as(run_as: str, service_user: str | None, command: str, seconds: int = STEP_SECONDS) -> str:
-    limited = f"timeout -k {KILL_AFTER} {seconds} {command}"
+    """The command as the login user, root or the server's user, under the host's time limit (timeout runs as the
+    login user, outside sudo: the sudo rules allow only the checks themselves)."""
+    limit = f"timeout -k {KILL_AFTER} {seconds} "
     if run_as == LOGIN:
-        return limited
+        return limit + command
     user = "" if run_as == ROOT else f"-u {shlex.quote(service_user or '')} "
-    return f"sudo -n {user}{limited}"
+    return f"{limit}sudo -n {user}{command}"
+
+
+def installed(host) -> dict[str, str]:
+    """The sha256 of each check installed in ``INSTALLED`` on the host, by file name ({} when there is none)."""
+    got = _ssh(host, _as(LOGIN, None, f"sh -c 'sha256sum {INSTALLED}/* 2>/dev/null || true'", LOOK_SECONDS),
+               seconds=LOOK_SECONDS)
+    pairs = [line.split() for line in got.stdout.splitlines()]
+    return {path.rsplit("/", 1)[1]: sha for sha, path in (p for p in pairs if len(p) == 2)}
+
+
+def copy_differs(snippet: str, found: dict[str, str]) -> str:
+    """Why the host's installed copy of a snippet is not this runbook's ("" when it is)."""
+    name = snippet.rsplit("/", 1)[-1]
+    want = hashlib.sha256((SNIPPETS / snippet).read_bytes()).hexdigest()
+    if name not in found:
+        return (f"{INSTALLED}/{name} is not installed on the host: run snippets/verify/install-verify-account.sh "
+                "there as root (the verify account's page section)")
+    if found[name] != want:
+        return (f"{INSTALLED}/{name} on the host is not this runbook's (sha256 {found[name][:12]}..., this checkout's "
+                f"{want[:12]}...): run snippets/verify/install-verify-account.sh from this checkout there again")
+    return ""
 
 
 def reach(host) -> str:
@@ -207,13 +236,18 @@ def tokens(host) -> tuple[dict, str]:
     return parse_pkcsconf(got.stdout), ""
 
 
-def run_step(host, step: Step, env: dict[str, str], args: list[str], service_user: str | None) -> Result:
-    script = (SNIPPETS / step.snippet).read_text(encoding="utf-8")
+def run_snippet(host, snippet: str, run_as: str, env: dict[str, str], args: list[str],
+                service_user: str | None = None) -> Result:
+    """A snippet on the host: its text to ``bash -s`` as the login user, or its installed copy through sudo as root
+    or the server's user; the environment as exports ahead of it on standard input either way."""
     exports = "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env.items())
-    command = "bash -s -- " + " ".join(shlex.quote(a) for a in args)
-    return _ssh(host, _as(step.run_as, service_user, command), exports + script)
+    quoted = " ".join(shlex.quote(a) for a in args)
+    if run_as == LOGIN:
+        return _ssh(host, _as(LOGIN, None, f"bash -s -- {quoted}"),
+                    exports + (SNIPPETS / snippet).read_text(encoding="utf-8"))
+    copy = f"{INSTALLED}/{snippet.rsplit('/', 1)[-1]}"
+    return _ssh(host, "bash -s", exports + "exec " + _as(run_as, service_user, f"{copy} {quoted}") + "\n")
 
 
-def run_as_root(host, script: str, args: list[str]) -> Result:
-    """A script (its text) as root on the host through sudo -n, with arguments (make doctor's probe)."""
-    return _ssh(host, _as(ROOT, None, "bash -s -- " + " ".join(shlex.quote(a) for a in args)), script)
+def run_step(host, step: Step, env: dict[str, str], args: list[str], service_user: str | None) -> Result:
+    return run_snippet(host, step.snippet, step.run_as, env, args, service_user)

@@ -34,7 +34,7 @@ read -r -a lists <<<"${SIGALGS:-}"
 ((${#lists[@]})) || lists=("")
 
 # The token's flags, read without logging in (PKCS #11 CKF_USER_PIN_*): no login when one of them is set.
-flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1)
+flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1 || true)
 [[ -n $flags ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running, and is $(id -un) in pkcs11?"
 doubtful=()
 (( 16#$flags & 0x10000 )) && doubtful+=("USER_PIN_COUNT_LOW: a wrong user PIN was given since the last good login")
@@ -72,7 +72,9 @@ keys=$(awk '
 
 # One certificate (the one the server chooses for this list of signature schemes): every reason it fails.
 check_certificate() {
-  local offer=$1 what=${1:-its default certificate} sig=() cert served_spki served_mod match
+  local offer=$1 what=${1:-its default certificate}
+  local -a sig=()
+  local cert served_spki served_mod match
   [[ -z $offer ]] || sig=(-sigalgs "$offer")
   cert=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sig[@]}" </dev/null 2>/dev/null |
          openssl x509 2>/dev/null) || true

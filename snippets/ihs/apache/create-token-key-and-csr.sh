@@ -2,8 +2,8 @@
 # Generate httpd's key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
 # the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later.
 # Usage: create-token-key-and-csr.sh [rsa|ec]   rsa: RSA 2048 (the default); ec: ECDSA on NIST P-256
-# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, and APACHE_GROUP and PKCS11_LIB,
-# which default to httpd's group and openCryptoki's library on RHEL, SLES, Ubuntu and Debian.
+# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, PIN_FILE, and PKCS11_LIB, which
+# defaults to openCryptoki's library on RHEL, SLES, Ubuntu and Debian.
 set -euo pipefail
 
 (($# <= 1)) || { echo "Usage: $0 [rsa|ec]" >&2; exit 2; }
@@ -21,8 +21,6 @@ case "$KEY_TYPE" in
 esac
 : "${TOKEN_USER_PIN:?set TOKEN_USER_PIN to the user PIN of token $TOKEN_LABEL}"
 
-# httpd's group: apache (RHEL), www (SLES) or www-data (Ubuntu, Debian), whichever exists.
-APACHE_GROUP="${APACHE_GROUP:-$(getent group apache www www-data | awk -F: 'NR == 1 {print $1}' || true)}"
 # openCryptoki's library where RHEL/SLES and Ubuntu/Debian install it.
 RHEL_SLES_LIB=/usr/lib64/opencryptoki/libopencryptoki.so
 UBUNTU_DEBIAN_LIB="/usr/lib/$(uname -m)-linux-gnu/pkcs11/libopencryptoki.so"
@@ -62,10 +60,6 @@ fi
 modules=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
 [[ -f "$modules/pkcs11.so" ]] || { echo "pkcs11-provider is missing (no pkcs11.so in $modules):" \
     "install the pkcs11-provider package." >&2; exit 1; }
-if [[ -z "$APACHE_GROUP" ]] || ! getent group "$APACHE_GROUP" >/dev/null; then
-    echo "httpd's group ${APACHE_GROUP:-(apache, www or www-data)} does not exist: install httpd or set APACHE_GROUP." >&2
-    exit 1
-fi
 
 # The slot of the token: pkcsconf -t prints "Token #N Info:" and then the token's "Label:".
 slot=$({ pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
@@ -111,28 +105,14 @@ else
     echo "generated $key_name key pair $KEY_LABEL in token $TOKEN_LABEL (sign-only, not extractable)"
 fi
 
-# The PIN file, once p11sak has logged in with the PIN: pkcs11-provider reads it in httpd's processes, so httpd's group may read it, no one else.
-# Its folder is given to httpd's group (0710) when it is missing or root's alone (openssl's /etc/ssl/private is
-# root:root 0700). One that belongs to another group keeps its owner, group and mode (with Debian's ssl-cert
-# package /etc/ssl/private is root:ssl-cert 0710): re-grouping it would cut off that group's other members.
+# The PIN file, once p11sak has logged in with the PIN: root's alone (0600). httpd's parent process runs as root
+# and reads it once, when OpenSSL loads pkcs11-provider; the workers inherit the PIN, so httpd's user needs no
+# access to the file. A missing folder is made root's alone (0700); an existing one is left as it is.
 pin_dir=$(dirname "$PIN_FILE")
-if [[ ! -d "$pin_dir" || $(stat -c %G "$pin_dir") == root ]]; then
-    install -d -m 0710 -g "$APACHE_GROUP" "$pin_dir"
-else
-    dir_group=$(stat -c %G "$pin_dir")
-    apache_user=$(getent passwd apache wwwrun www-data | awk -F: 'NR == 1 {print $1}' || true)
-    if [[ $dir_group != "$APACHE_GROUP" && ! " $(id -nG "${apache_user:-$APACHE_GROUP}" 2>/dev/null) " == *" $dir_group "* ]]
-    then
-        echo "$pin_dir belongs to group $dir_group, which httpd's user ${apache_user:-?} is not in, so httpd could not" \
-            "read a PIN file there. Either add it to that group (usermod -aG $dir_group ${apache_user:-USER}, Debian's" \
-            "way for services that read private keys) or set PIN_FILE to a file in a folder of its own and the same" \
-            "path in $OPENSSL_PKCS11_CONF. The folder was left as it is." >&2
-        exit 1
-    fi
-fi
+[[ -d "$pin_dir" ]] || install -d -m 0700 -o root -g root "$pin_dir"
 (umask 077 && printf '%s' "$TOKEN_USER_PIN" > "$PIN_FILE")
-chgrp "$APACHE_GROUP" "$PIN_FILE"
-chmod 0640 "$PIN_FILE"
+chown root:root "$PIN_FILE"
+chmod 0600 "$PIN_FILE"
 
 # RSA: SHA-512, which the token hashes with CPACF where it can; ECDSA P-256: SHA-256, its matching hash. The CA
 # signs the certificate with its own hash anyway.
