@@ -39,6 +39,12 @@ check: ## run every check: ruff, shellcheck, invariants, container hosts (narrow
 	$(call setup,check)
 	$(TOX) -q -e check $(CHECK_POSARGS)
 
+where: ## everything about one snippet (SNIPPET=crypto/token/init-token.sh) or what one test checks (TEST=checks/...py[::name])
+	@test -n "$(SNIPPET)$(TEST)" || { echo "make where: give SNIPPET=<path under snippets/> or TEST=<checks/...py[::test]>" >&2; exit 2; }
+	$(call setup,html)
+	$(TOX) -q -e docs --notest
+	.tox/docs/bin/python -m zrunbook where "$(or $(SNIPPET),$(TEST))"
+
 bundle: ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz; PROFILE=site.toml adds site.env
 	$(call setup,html)
 	$(TOX) -q -e bundle $(if $(PROFILE),-- --profile "$(PROFILE)")
