@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static declarations lint serve bundle verify doctor bench-verify bench-tls bench-build bench-hosts bench-snippet bench-liberty bench-walk clean
+.PHONY: help html pdf check check-static declarations lint serve where bundle verify doctor bench $(addprefix bench-,$(BENCHES)) clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -39,6 +39,12 @@ check: ## run every check: ruff, shellcheck, invariants, container hosts (narrow
 	$(call setup,check)
 	$(TOX) -q -e check $(CHECK_POSARGS)
 
+where: ## everything about one snippet (SNIPPET=crypto/token/init-token.sh) or what one test checks (TEST=checks/...py[::name])
+	@test -n "$(SNIPPET)$(TEST)" || { echo "make where: give SNIPPET=<path under snippets/> or TEST=<checks/...py[::test]>" >&2; exit 2; }
+	$(call setup,html)
+	$(TOX) -q -e docs --notest
+	.tox/docs/bin/python -m zrunbook where "$(or $(SNIPPET),$(TEST))"
+
 bundle: ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz; PROFILE=site.toml adds site.env
 	$(call setup,html)
 	$(TOX) -q -e bundle $(if $(PROFILE),-- --profile "$(PROFILE)")
@@ -53,13 +59,28 @@ doctor: ## name the known reasons a host's token stops answering: HOST=name INVE
 	$(call setup,verify)
 	$(TOX) -q -e doctor -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" --host "$(HOST)"
 
-bench-verify: ## time make verify against 1, 2, 4 and 8 container targets (3 runs each) -> snippets/results/measured/verify-scaling.csv
-	$(call setup,check)
-	$(TOX) -q -e check -- -n 0 -s checks/verify/bench_verify.py
+BENCHES := tls verify liberty walk build hosts snippet
+bench: ## measure on this machine: WHAT=tls|verify|liberty|walk|build|hosts|snippet (README: "Measuring"); hosts takes BENCH=cold|whole
+	@case " $(BENCHES) " in *" $(WHAT) "*) ;; *) echo "make bench: give WHAT=, one of: $(BENCHES)" >&2; exit 2 ;; esac
+	$(call setup,$(if $(filter build,$(WHAT)),pdf,check))
+	$(TOX) -q -e check --notest
+	@$(MAKE) --no-print-directory bench-$(WHAT)
 
-bench-tls: ## measure TLS on this machine (handshakes, resumption, bulk) -> snippets/results/measured/
-	$(call setup,check)
+# The measurements behind make bench WHAT=... (no `##`: not listed by make help, not named in the README).
+bench-verify:
+	$(TOX) -q -e check -- -n 0 -s checks/verify/bench_verify.py
+bench-tls:
 	$(TOX) -q -e bench-tls
+bench-liberty:
+	$(TOX) -q -e check -- -n 0 -s checks/was/bench_liberty.py
+bench-walk:
+	.tox/check/bin/python -m zrunbook.bench_walk
+bench-build: html
+	bash zrunbook/bench_build.sh
+bench-hosts:
+	PYTHON=$(CURDIR)/.tox/check/bin/python bash zrunbook/hosts/bench.sh $(BENCH)
+bench-snippet:
+	$(PYTHON) -m zrunbook bench-snippet
 
 check-static: ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators, coverage
 	$(call setup,html)
@@ -69,29 +90,10 @@ declarations: ## rewrite zrunbook/declarations.tsv (which test checks which snip
 	$(call setup,check)
 	$(TOX) -q -e declarations
 
-bench-build: html ## time the HTML build, a one-page rebuild, the static checks and the PDF (3 runs each)
-	$(call setup,pdf)
-	$(TOX) -q -e check --notest
-	bash zrunbook/bench_build.sh
 
-bench-hosts: ## time the container hosts: cached suites and one test (3 runs each); BENCH=cold (image builds) or BENCH=whole (make check)
-	$(call setup,check)
-	$(TOX) -q -e check --notest
-	PYTHON=$(CURDIR)/.tox/check/bin/python bash zrunbook/hosts/bench.sh $(BENCH)
 
-bench-liberty: ## Open Liberty: full TLS handshakes per server CPU-second, key in the token vs a PKCS#12 file (3 runs each)
-	$(call setup,check)
-	$(TOX) -q -e check -- -n 0 -s checks/was/bench_liberty.py
 
-bench-walk: ## time each chapter's walkthrough on both hosts, clean-host states warm (3 runs): median, min, max
-	$(call setup,check)
-	$(TOX) -q -e check --notest
-	.tox/check/bin/python -m zrunbook.bench_walk
 
-bench-snippet: ## time the set-up probe, and `make check SNIPPET=...` for a static and an amd64 host snippet: wall, pytest's own time, overhead (5 runs each)
-	$(call setup,check)
-	$(TOX) -q -e check --notest
-	$(PYTHON) -m zrunbook bench-snippet
 
 serve: ## live preview on http://127.0.0.1:8000/ (this machine only), rebuilt and reloaded on every change
 	$(call setup,html)

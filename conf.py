@@ -25,6 +25,7 @@ extensions = [
     "outcome",
     "walked",
     "verify_tables",
+    "where_index",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]

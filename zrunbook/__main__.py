@@ -4,6 +4,8 @@
                         the deployer's archive of every snippet with MANIFEST.json (build/results.json), and
                         site.env rendered from the site profile when one is given
     outcome PATH        each checker's outcome for snippets/PATH, as its badge shows it
+    where PATH          a snippet's pages, checks, negative cases, facts tables and prepared states; or what a
+                        test (checks/...py[::name]) checks
     hosts ARGS...       the container hosts: build [HOST...] | build-walkthrough [HOST...] | tags [HOST...]
                         | sweep | remove-prefix PREFIX
     bench-tls           the results chapter's TLS measurement on this machine
@@ -52,6 +54,9 @@ def main(argv: list[str]) -> int:
         if not ledger.RESULTS.is_file():
             print(f"not run in this build: make check writes {ledger.RESULTS.relative_to(ledger.ROOT)}")
         return 0
+    if command == "where":
+        from zrunbook import where
+        return where.main(args)
     if command == "doctor":
         from zrunbook.verify import doctor
         return doctor.main(args)

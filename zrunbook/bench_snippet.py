@@ -4,7 +4,7 @@ overhead (make, the set-up probe, tox, ruff, Python and pytest starting). First 
 (`make html|pdf|check` run it first; target <= 1 s). Prints each run and the median, min and max, against
 the targets, and the machine's load before and after each case.
 
-    python3 zrunbook/bench_snippet.py [RUNS]      (default 5; `make bench-snippet` runs it)
+    python3 zrunbook/bench_snippet.py [RUNS]      (default 5; `make bench WHAT=snippet` runs it)
 
 Environment: STATIC_SNIPPET, HOST_SNIPPET (the snippets timed), BENCH_HOST (default debian13-amd64).
 Stdlib only: it runs with any Python 3.11, outside the tox environment it measures.

@@ -2,7 +2,7 @@
 clean-host states warm (the first run makes any that are missing, and is timed too), each test's call time read
 from pytest's JUnit report; prints median, min and max per test and the whole run's wall time.
 
-    python3 -m zrunbook.bench_walk [RUNS]      (`make bench-walk` runs it inside the check environment)
+    python3 -m zrunbook.bench_walk [RUNS]      (`make bench WHAT=walk` runs it inside the check environment)
 """
 
 from __future__ import annotations

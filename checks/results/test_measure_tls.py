@@ -1,5 +1,5 @@
 """The measurement harness: run in its short mode on the amd64 host against the IHS chapter's Apache site, its
-output validated; the committed full run from `make bench-tls` validated and cross-checked; the masks it uses
+output validated; the committed full run from `make bench WHAT=tls` validated and cross-checked; the masks it uses
 really switch the acceleration off."""
 
 import re

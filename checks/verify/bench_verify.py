@@ -1,4 +1,4 @@
-"""make bench-verify: ``make verify`` against 1, 2, 4 and 8 good container targets on this machine, 3 runs each.
+"""make bench WHAT=verify: ``make verify`` against 1, 2, 4 and 8 good container targets on this machine, 3 runs each.
 
 Not part of `make check` (the file name does not start with test_). The 8 targets (amd64, the Apache token site,
 warmed as in test_verify.py (apache.warm_up)) are started once; for each count an inventory of the first N is

@@ -1,7 +1,7 @@
 """The cost of the token on this machine: full TLS handshakes per server CPU-second of Open Liberty with its key in
 the openCryptoki soft token (the page's server.xml) beside the same server with a PKCS#12 key file.
 
-Not part of `make check` (the file name does not start with test_); run it with `make bench-liberty`. Each variant:
+Not part of `make check` (the file name does not start with test_); run it with `make bench WHAT=liberty`. Each variant:
 the server started once, 300 handshakes to warm the JIT, then 3 runs of 200 new TLS 1.3 connections from openssl
 s_client (each a full handshake: no tickets); the server's CPU time is read from /proc/<pid>/stat before and after
 each run. Prints the median and the spread ((max - min) / median) per variant, and the ratio.

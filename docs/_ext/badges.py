@@ -19,6 +19,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.osutil import relative_uri
+from where_index import target_id as where_id
 
 from zrunbook import ledger, registry
 
@@ -65,6 +66,9 @@ def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.p
         label = "download the whole file" if whole_file else "download"
         line += nodes.reference("", label, refuri=target, classes=["zr-download"],
                                 download=posixpath.basename(rel))
+        line += nodes.Text("  ")
+        where = relative_uri(app.builder.get_target_uri(docname), app.builder.get_target_uri("reference/where"))
+        line += nodes.reference("", "where it is checked", refuri=f"{where}#{where_id(rel)}", classes=["zr-where-link"])
     return line
 
 

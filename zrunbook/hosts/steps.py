@@ -11,6 +11,7 @@ container (the repository's ``snippets/`` is mounted read-only at ``/snippets``)
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import shlex
@@ -61,6 +62,33 @@ def stop_pkcsslotd(host) -> None:
     host.run("pkill -x pkcsslotd; for i in $(seq 100); do pgrep -x pkcsslotd >/dev/null || exit 0; sleep 0.1; done")
 
 
+def _project_imports(path: Path) -> set[Path]:
+    """The files of the project modules (zrunbook.*, checks.*) a Python file imports anywhere in it, and the
+    __init__.py of each package on the way; relative imports resolved against the file's own package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = path.relative_to(eng.REPO).parent.parts
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join((*package[: len(package) - node.level + 1], *([base] if base else [])))
+            names |= {base} | {f"{base}.{alias.name}" for alias in node.names}
+    found = set()
+    for name in names:
+        parts = name.split(".")
+        if parts[0] not in ("zrunbook", "checks"):
+            continue
+        for depth in range(1, len(parts) + 1):
+            for candidate in (eng.REPO.joinpath(*parts[:depth]).with_suffix(".py"),
+                              eng.REPO.joinpath(*parts[:depth], "__init__.py")):
+                if candidate.is_file():
+                    found.add(candidate)
+    return found
+
+
 @dataclass(frozen=True)
 class State:
     """A host state that is expensive to reach (a token initialised under qemu takes 20-40 s), made once
@@ -71,11 +99,13 @@ class State:
 
     The image's tag hashes the host image, the state's name, every file under the snippet folders it
     draws on (``snippets``: folders or files under snippets/, whole folders so that no snippet a helper
-    reads is missed), the other files it reads (``files``: a check's Java source), the file ``prepare`` is
-    defined in and every module of the zrunbook library and every helper under checks/ (not the tests), so
-    a change to any of them makes the state again; nothing stale is reused. A test on a prepared state
-    asserts exactly what it asserted when it did the preparation itself: the preparation's own assertions
-    ran when the state was made, and a failed preparation makes no image.
+    reads is missed), the other files it reads (``files``: a check's Java source), and exactly the Python
+    it runs: the files ``prepare``, ``resume`` and ``stop`` are defined in and every project module they
+    import, directly or through each other (``modules``: read from their import statements, lazy ones inside
+    functions included), so a change to any of those makes the state again and nothing stale is reused, while
+    a change to any other module (another chapter's, the verify tool's) leaves the state as it is. A test on a
+    prepared state asserts exactly what it asserted when it did the preparation itself: the preparation's own
+    assertions ran when the state was made, and a failed preparation makes no image.
     """
 
     name: str
@@ -86,10 +116,21 @@ class State:
     files: tuple[str, ...] = ()  # other repository files prepare reads (a check's Java source, a walk's pages)
     clean: bool = False  # made on the clean walkthrough host instead of the check host (zrunbook/hosts/walks.py)
 
+    def modules(self) -> list[Path]:
+        """The project's Python files the preparation runs: where prepare, resume and stop are defined, and the
+        project modules those import, transitively (with the packages' __init__ files Python runs on the way)."""
+        todo = [eng.REPO / Path(inspect.getsourcefile(f)).resolve().relative_to(eng.ROOT)
+                for f in (self.prepare, self.resume, self.stop)]
+        seen: set[Path] = set()
+        while todo:
+            path = todo.pop()
+            if path not in seen and path.is_file():
+                seen.add(path)
+                todo += _project_imports(path)
+        return sorted(seen)
+
     def inputs(self) -> list[object]:
-        helpers = sorted(p for root in (eng.REPO / "zrunbook", eng.REPO / "checks") for p in root.rglob("*.py")
-                         if not p.name.startswith(("test_", "conftest")) and "__pycache__" not in p.parts)
-        files = {*helpers, Path(inspect.getsourcefile(self.prepare)), *(eng.REPO / f for f in self.files)}
+        files = {*self.modules(), *(eng.REPO / f for f in self.files)}
         return [self.name, self.clean, [(p.relative_to(eng.REPO).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
                             for p in sorted(files)],
                 [(p.relative_to(eng.SNIPPETS).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())

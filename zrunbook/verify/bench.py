@@ -1,4 +1,4 @@
-"""make bench-verify's data: ``make verify`` against 1, 2, 4 and 8 container targets, three runs each.
+"""make bench WHAT=verify's data: ``make verify`` against 1, 2, 4 and 8 container targets, three runs each.
 
 The CSV (snippets/results/verify/<host>-scaling.csv) has one row per run: ``targets, run, workers, wall_s,
 per_host_s, steps_passed``. ``wall_s`` is the whole command as a user runs it (``python -m zrunbook verify``:

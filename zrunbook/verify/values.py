@@ -1,4 +1,4 @@
-"""Values the verify page quotes, computed from make bench-verify's data (zrunbook/verify/bench.py)."""
+"""Values the verify page quotes, computed from make bench WHAT=verify's data (zrunbook/verify/bench.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def scaling_sentence() -> str:
     parts = [f"{n} target{'s' if n > 1 else ''} {v['wall']:.1f} s ({v['per_host']:.2f} s a host, spread "
              f"{v['spread']:.0%})" for n, v in s.items()]
     one = s[1]["wall"]
-    return (f"make bench-verify timed make verify on this machine against the Apache token site on 1, 2, 4 and "
+    return (f"make bench WHAT=verify timed make verify on this machine against the Apache token site on 1, 2, 4 and "
             f"8 amd64 container targets, {min(v['runs'] for v in s.values())} runs each, one xdist worker per "
             f"host; the median of the whole command was {'; '.join(parts)}. One host, every step: {one:.1f} s, "
             "within the 30 s the runbook allows one host.")

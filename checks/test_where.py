@@ -1,0 +1,50 @@
+"""``python -m zrunbook where PATH`` (zrunbook/where.py) answers for every snippet and for a test, from files only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from zrunbook import ROOT, where
+from zrunbook.snippets import all_snippets
+
+
+def test_where_answers_for_every_snippet_with_its_pages_and_checks():
+    for rel in all_snippets():
+        found = where.where(rel)
+        assert found.pages, f"{rel}: no page"
+        assert found.checks, f"{rel}: no check"
+
+
+def test_the_token_init_step_names_its_pages_tests_negatives_and_the_states_it_keys():
+    found = where.where("crypto/token/init-token.sh")
+    assert ("how-to/crypto/03-opencryptoki", "snippet") in {(page, kind) for page, _, kind in found.pages}
+    assert any(c["checker"] == "testinfra" and c["host"] == "debian13-amd64" and
+               c["test"].startswith("checks/crypto/test_init_token.py::") for c in found.checks)
+    assert "shellcheck rejects checks/static/bad/*.sh" in found.negatives
+    assert "ihs-token-key" in {s.name for s in found.states}
+
+
+def test_a_validator_s_facts_table_is_named():
+    found = where.where("db2/bufferpool/set-buffer-pool.clp")
+    assert "facts/db2/clp-keywords.csv" in found.facts, found.facts
+
+
+def test_an_outcome_check_lists_its_negative_tests():
+    found = where.where("crypto/verify/check-tls-protocols.sh")
+    assert any("test_the_weakened_target_fails_exactly_the_protocol_and_file_steps" in n for n in found.negatives)
+
+
+def test_a_test_path_lists_the_snippets_it_checks():
+    said = where.report("checks/verify/test_verify_pins.py")
+    assert "snippets/crypto/verify/check-key-in-token.sh · verify · debian13-amd64" in said
+
+
+@pytest.mark.parametrize("path", ["no/such/file.sh", "checks/no_such_test.py", "README.md"])
+def test_a_path_that_is_neither_is_refused_with_exit_status_2(path):
+    done = subprocess.run([sys.executable, "-m", "zrunbook", "where", path], capture_output=True, text=True,
+                          cwd=ROOT, check=False)
+    assert done.returncode == 2
+    assert "is neither a file under snippets/ nor a test under checks/" in done.stderr
