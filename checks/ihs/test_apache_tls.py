@@ -282,8 +282,9 @@ def test_httpd_serves_with_a_root_only_pin_file_in_a_folder_its_user_cannot_ente
 
 def scan_with_testssl(host, site: str) -> dict[str, str]:
     """A second, independent scanner: Debian's testssl.sh (3.2, in the amd64 image) inside the container against
-    its own httpd, trusting the test CA. Returns its flat JSON findings as id -> finding."""
-    ca = serve_files(host, site)
+    its own httpd, trusting the test CA. Returns its flat JSON findings as id -> finding. The token sites are served
+    the token page's way (on a host from TOKEN_KEY), the others with a key file."""
+    ca = TOKEN_SITES[site](host) if site in TOKEN_SITES else serve_files(host, site)
     run = host.run(f"testssl --quiet --color 0 --warnings off --add-ca {ca} --ip 127.0.0.1 "
                    "--jsonfile /tmp/testssl.json https://www.example.com/")
     assert host.file("/tmp/testssl.json").exists, run.stdout[-3000:] + run.stderr
@@ -295,6 +296,22 @@ def scan_with_testssl(host, site: str) -> dict[str, str]:
 @pytest.mark.snippet(SITE, checker="apache-tls")
 def test_testssl_rates_the_openssl_site_a_plus_with_no_grade_cap(fresh_host):
     found = scan_with_testssl(fresh_host, SITE)
+    assert found.get("overall_grade") == "A+", {k: v for k, v in found.items() if "grade" in k or "score" in k}
+    assert not [k for k in found if k.startswith("grade_cap_reason")], found
+    assert found.get("HSTS_time", "").startswith("730 days"), found.get("HSTS_time")
+
+
+TOKEN_SITES = {"ihs/apache/apache-tls-pkcs11.conf": serve_token, ECDSA_SITE: serve_token_ecdsa}
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.parametrize("site", [pytest.param(s, marks=pytest.mark.snippet(s, checker="apache-tls"),
+                                               id=s.rsplit("/")[-1]) for s in TOKEN_SITES])
+def test_testssl_rates_the_token_sites_a_plus_like_the_openssl_site(fresh_host, site):
+    """The token sites keep the OpenSSL site's HSTS and HTTP/2 (an earlier version dropped them: A, 'HSTS is not
+    offered'): A+ with no grade cap, the key in the token."""
+    found = scan_with_testssl(fresh_host, site)
     assert found.get("overall_grade") == "A+", {k: v for k, v in found.items() if "grade" in k or "score" in k}
     assert not [k for k in found if k.startswith("grade_cap_reason")], found
     assert found.get("HSTS_time", "").startswith("730 days"), found.get("HSTS_time")
