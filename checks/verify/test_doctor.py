@@ -32,8 +32,13 @@ NEW_USER_PIN = f"pkcsconf -c {{slot}} -u -S {PINS['TOKEN_SO_PIN']} -n {PINS['TOK
 # pkcsslotd under a parent that never reaps it (a subreaper that only sleeps), then killed: a zombie.
 UNREAPED = ("pkill -x pkcsslotd; sleep 1; python3 -c 'import ctypes, subprocess, time; "
             "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0); subprocess.run([\"pkcsslotd\"]); time.sleep(600)' "
-            ">/dev/null 2>&1 & echo $! > /run/zr-unreaper.pid; sleep 3; pkill -9 -x pkcsslotd; sleep 1; "
+            ">/dev/null 2>&1 & echo $! > /run/zr-unreaper.pid; "
+            "for i in $(seq 60); do pgrep -x pkcsslotd >/dev/null && break; sleep 0.5; done; pkill -9 -x pkcsslotd; "
+            "for i in $(seq 20); do ps -o stat= -C pkcsslotd | grep -q Z && break; sleep 0.5; done; "
             "ps -o stat= -C pkcsslotd | grep -q Z")
+# qemu-user does not make the emulated python a child subreaper (seen: the daemon is reparented to the init and
+# reaped), so the unreaped daemon is made on amd64 only; what doctor reads (ps state Z) is the same on both.
+NATIVE_ONLY = {"slotd-defunct": pytest.mark.only_hosts("debian13-amd64")}
 REAPED = "kill $(cat /run/zr-unreaper.pid); while pgrep -x pkcsslotd >/dev/null; do sleep 0.2; done"
 # Signatures no check host can be given, and why (the table below covers every other one).
 NOT_MADE = {"pin-to-be-changed": "openCryptoki 3.23 sets USER_PIN_TO_BE_CHANGED only in a token's first, never "
@@ -97,13 +102,13 @@ def test_a_healthy_host_has_no_signature(doctor_target):
 
 
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
-@pytest.mark.parametrize("signature", list(BREAK))
+@pytest.mark.parametrize("signature", [pytest.param(s, marks=NATIVE_ONLY.get(s, ()), id=s) for s in BREAK])
 def test_doctor_names_the_signature_the_host_has(doctor_target, signature):
     host, inventory, fleet, arch = doctor_target
     slot = slot_of(host)
     made, undo = (c.format(tok=TOKEN_DIR[arch], slot=slot) if c else c for c in BREAK[signature])
-    host.run_expect([0], made)
     try:
+        host.run_expect([0], made)
         done = doctor(inventory)
         if signature.startswith("pin-"):  # what a service meets at its next login (the probe never logs in)
             good = AS_HTTPD.format(pin=PINS["TOKEN_USER_PIN"], slot=slot)

@@ -51,6 +51,10 @@ class WhereIndex(Directive):
     def run(self):
         env = self.state.document.settings.env
         env.note_dependency(w.__file__)
+        if env.app.builder.format != "html":  # a long index of paths and test names: the HTML guide and the command
+            text = ("The index is in the HTML guide (reference/where.html); here, run python -m zrunbook where PATH "
+                    "for one snippet.")
+            return [nodes.paragraph(text, text)]
         out = []
         for rel in all_snippets():
             found = w.where(rel)
