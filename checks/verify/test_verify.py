@@ -145,6 +145,8 @@ def test_the_misconfigured_target_fails_exactly_the_key_steps(fleet_run):
     assert failed == {"apache-key-in-token", "apache-token-signs"}
     assert "is not in this token" in found[("misconfigured", "apache-key-in-token")]["message"]
     assert "signed outside the token" in found[("misconfigured", "apache-token-signs")]["message"]
+    assert fleet_run["run"].stderr.rstrip().splitlines()[-1] == \
+        "zrunbook verify: exit status 1 (a step failed or could not tell)"
     assert found[("misconfigured", "apache-session-resumption")]["verdict"] == "passed"
     assert fleet_run["run"].returncode == 1
 

@@ -38,6 +38,7 @@ def test_an_inventory_that_does_not_parse_stops_verify_with_its_name(tmp_path):
     done = verify("--inventory", str(bad), "--profile", str(PROFILE))
     assert done.returncode == 2
     assert f"the inventory {bad} does not parse" in done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == "zrunbook verify: exit status 2 (bad input)"
 
 
 def test_a_group_that_matches_nothing_names_the_groups_there_are(tmp_path):

@@ -43,9 +43,19 @@ def main(argv: list[str]) -> int:
         hosts = target.select(target.read_inventory(args.inventory), args.limit)
     except (prof.ProfileError, target.InventoryError) as exc:
         print(f"zrunbook verify: {exc}", file=sys.stderr)
-        return 2
+        return said(2)
     workers = args.workers or min(len(hosts), MAX_WORKERS)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     done = subprocess.run(pytest_command(args.inventory, args.profile, args.limit, args.out, workers), check=False)
     print(f"zrunbook verify: reports in {args.out}/verify.html, verify.json, verify.xml")
-    return 0 if done.returncode == 0 else 1
+    return said(0 if done.returncode == 0 else 1)
+
+
+STATUS = {0: "every step passed or did not apply", 1: "a step failed or could not tell", 2: "bad input"}
+
+
+def said(status: int) -> int:
+    """The exit status, also as the last line: make reports every failed recipe as 2 (GNU make has no other
+    failure status), so the line is how a job run through make tells a failed step from bad input."""
+    print(f"zrunbook verify: exit status {status} ({STATUS[status]})", file=sys.stderr)
+    return status
