@@ -282,6 +282,7 @@ def pytest_collection_modifyitems(config, items):
         # a chapter's own host fixture parametrized over host names (jdbc_host, liberty_host): ZR_HOSTS applies
         others = [v for v in (callspec.params.values() if callspec else ()) if isinstance(v, str) and v in ALL_HOSTS]
         unselected = any(v not in SELECTED for v in others)
+        name = name if name is not None else next(iter(others), None)  # a module fixture's host (fleet_run, ...)
         (drop if unselected or (marker and name is not None and name not in marker.args) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)

@@ -148,6 +148,7 @@ def test_a_token_at_final_try_is_never_logged_into(pin_fleet):
         good_login(web2)
 
 
+@pytest.mark.only_hosts("debian13-amd64")  # verify's PIN rules do not depend on the architecture
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_each_token_has_its_own_pin_variable(pin_fleet, tmp_path):
     """web3's token gets its own user PIN (the per-service way): a profile with a second [tokens.NAME] table and a
