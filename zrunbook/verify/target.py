@@ -36,7 +36,7 @@ from pathlib import Path
 from zrunbook import SNIPPETS
 from zrunbook.verify.steps import LOGIN, ROOT, Step
 
-STEP_SECONDS = 60  # one step on one host, on the host (timeout -k)
+STEP_SECONDS = 120  # one step on one host, on the host (timeout -k): the resumption check took over 60 s under qemu
 LOOK_SECONDS = 20  # reading the tokens' flags (pkcsconf -t) on one host
 KILL_AFTER = 5  # seconds between timeout's TERM and its KILL
 TIMED_OUT = 124  # timeout's exit status when the limit passed
