@@ -1,9 +1,10 @@
 """make bench WHAT=verify: ``make verify`` against 1, 2, 4 and 8 good container targets on this machine, 3 runs each.
 
 Not part of `make check` (the file name does not start with test_). The 8 targets (amd64, the Apache token site,
-warmed as in test_verify.py (apache.warm_up)) are started once; for each count an inventory of the first N is
-written and ``python -m zrunbook verify`` runs as a user runs it, with its default workers (one per host, at most
-8). Writes snippets/results/verify/debian13-amd64-scaling.csv (zrunbook/verify/bench.py) and prints the medians.
+no warm-up: the page's configuration serves its first handshakes) are started once; for each count an inventory
+of the first N is written and ``python -m zrunbook verify`` runs as a user runs it, with its default workers (one
+per host, at most 8). Writes snippets/results/verify/debian13-amd64-scaling.csv (zrunbook/verify/bench.py) and
+prints the medians.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ def test_verify_scaling(name, zr_host_pool, tmp_path):
             hosts.append(host)
             ca = apache.serve_token(host)
             host.run_expect([0], f"install -m 644 {ca} /etc/ssl/certs/zrunbook-site-ca.pem")
-            apache.warm_up(host, ca, rounds=4)  # as test_verify.py warms its targets
             fleet.add(host, f"web{i + 1}")
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                "TOKEN_USER_PIN": PINS["TOKEN_USER_PIN"]}

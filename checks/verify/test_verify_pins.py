@@ -33,9 +33,9 @@ SITE_CA = "/etc/ssl/certs/zrunbook-site-ca.pem"  # the profile's ca_file
 WRONG_PIN = "00000000"
 CHECKED = ("crypto/verify/check-key-in-token.sh", "verify/site-profile.toml")
 COUNT = {0: 0, 0x10000: 1, 0x20000: 2, 0x40000: 3}  # failed logins since the last good one, by flag
-# On amd64 only: under qemu the s390x fleet's Apache targets met pkcs11-provider's login race (connections reset,
-# no session resumed; issue 35) in three of five runs, and what verify decides does not depend on the architecture;
-# the check snippets themselves also run on s390x in the chapters' own tests.
+# On amd64 only: under qemu a token login alone takes most of pkcs11-provider's 1 s wait, so the s390x fleet's Apache
+# targets failed handshakes (checks/ihs/test_apache_cold_start.py), and what verify decides does not depend on the
+# architecture; the check snippets themselves also run on s390x in the chapters' own tests.
 pytestmark = [pytest.mark.xdist_group("verify-pins"), pytest.mark.only_hosts("debian13-amd64")]
 
 
@@ -80,7 +80,6 @@ def pin_fleet(request, zr_host_pool, tmp_path_factory):
         host = zr_host_pool.start(name, state=TOKEN_KEY)
         ca = apache.serve_token(host)
         host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
-        apache.warm_up(host, ca, *((apache.QEMU_SIGALGS,) if emulated else ()))
         hosts[fleet.add(host, f"web{i}", **own)] = host
     names = list(hosts)
     inventory = fleet.inventory({"one": names[:1], "three": names[:3], "webservers": names})
@@ -164,7 +163,6 @@ def test_each_token_has_its_own_pin_variable(pin_fleet, tmp_path):
     web3.run_expect([0], f"printf %s {own_pin} > {PIN_FILE}")
     try:
         apache.start(web3)
-        apache.warm_up(web3, SITE_CA, *((apache.QEMU_SIGALGS,) if pin_fleet["emulated"] else ()))
         profile = tmp_path / "site.toml"
         profile.write_text(PROFILE.read_text() + '\n[tokens.web3]\nlabel = "IBMICATOK"\nuser_pin_env = "WEB3_PIN"\n')
         fleet.hosts["web3"]["zrunbook_apache_token"] = "web3"

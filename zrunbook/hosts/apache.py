@@ -6,8 +6,7 @@ crypto chapter's token made ready for httpd's user (zrunbook/hosts/token.py), th
 and the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set with
 this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``serve_token_ecdsa(host)``: the same with the ECDSA P-256 key added to the token and the two-key site.
-``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container; ``warm_up(host, ca, ...)`` sends a
-site its first handshakes, one after another and at once, before a check.
+``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
 ``try_export(host, key_label)`` runs zrunbook/hosts/token_export.py as httpd's user with the page's PIN file
 (the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
 decrypts a successful wrap outside the token with openssl and returns the public key of what came out.
@@ -145,22 +144,6 @@ def handshake(host, ca: str, *args: str):
     opts = " ".join(shlex.quote(a) for a in args)
     return host.run(f"echo | timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com "
                     f"-CAfile {ca} -verify_return_error -brief {opts} 2>&1")
-
-
-def warm_up(host, ca: str, *sigalgs: str, rounds: int = 4) -> None:
-    """Handshakes a served site has had before a check: rounds one after another, then twice as many at once, for
-    each signature-scheme list in sigalgs (none given: the client's defaults). A freshly started httpd whose
-    threads make their first token logins at the same time can fail a handshake with "Internal locking failure
-    (Failed to fetch login_session)": pkcs11-provider 1.0 waits at most 1 s for another thread's login (its
-    session.c, MAX_WAIT), and a login takes longer under qemu or on a loaded machine. That is the server's start-up
-    race (pkcs11-provider issues 271 and 287; its 1.2.0 takes the login session less often), not what a check
-    is about."""
-    for sig in sigalgs or ("",):
-        opt = f"-sigalgs {shlex.quote(sig)}" if sig else ""
-        for _ in range(rounds):
-            handshake(host, ca, *(("-sigalgs", sig) if sig else ()))
-        host.run(f"for i in $(seq {2 * rounds}); do echo | timeout 60 openssl s_client -connect 127.0.0.1:443 "
-                 f"-servername www.example.com -CAfile {ca} -brief {opt} >/dev/null 2>&1 & done; wait")
 
 
 WORKER_PIN = "/run/zr-worker.pin"  # the PIN as an httpd worker holds it: in its memory, inherited from the parent
