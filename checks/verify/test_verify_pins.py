@@ -56,6 +56,17 @@ def flags(host) -> int:
     return pins.parse_pkcsconf(host.check_output("pkcsconf -t"))[LABEL].flags
 
 
+def in_service(host, emulated: bool) -> None:
+    """Handshakes before verify, one after another and at once, so that every httpd worker has made its token login, as
+    on a server in service. Not a warm-up for the server's sake (the token page's check serves a cold start without a
+    failure): a worker's first login with the right PIN resets the token's failed-login count (openCryptoki), so a
+    worker logging in during these checks would erase the very counts they read."""
+    sig = f"-sigalgs {apache.QEMU_SIGALGS}" if emulated else ""
+    connect = (f"timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com -CAfile {SITE_CA} "
+               f"-brief {sig} </dev/null >/dev/null 2>&1")
+    host.run_expect([0], f"for i in 1 2 3 4; do {connect}; done; for i in $(seq 8); do {connect} & done; wait")
+
+
 def failed_logins(hosts: dict) -> dict[str, int]:
     """Per host, the failed logins since the last good one, read from the token's flags."""
     return {name: COUNT[flags(h) & (0x10000 | 0x20000 | 0x40000)] for name, h in hosts.items()}
@@ -80,6 +91,7 @@ def pin_fleet(request, zr_host_pool, tmp_path_factory):
         host = zr_host_pool.start(name, state=TOKEN_KEY)
         ca = apache.serve_token(host)
         host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
+        in_service(host, emulated)
         hosts[fleet.add(host, f"web{i}", **own)] = host
     names = list(hosts)
     inventory = fleet.inventory({"one": names[:1], "three": names[:3], "webservers": names})
@@ -163,6 +175,7 @@ def test_each_token_has_its_own_pin_variable(pin_fleet, tmp_path):
     web3.run_expect([0], f"printf %s {own_pin} > {PIN_FILE}")
     try:
         apache.start(web3)
+        in_service(web3, pin_fleet["emulated"])
         profile = tmp_path / "site.toml"
         profile.write_text(PROFILE.read_text() + '\n[tokens.web3]\nlabel = "IBMICATOK"\nuser_pin_env = "WEB3_PIN"\n')
         fleet.hosts["web3"]["zrunbook_apache_token"] = "web3"
@@ -181,6 +194,7 @@ def test_each_token_has_its_own_pin_variable(pin_fleet, tmp_path):
         web3.run_expect([0], f"runuser -u www-data -- pkcsconf -c {slot} -p -U {own_pin} -n {PINS['TOKEN_USER_PIN']}")
         web3.run_expect([0], f"printf %s {PINS['TOKEN_USER_PIN']} > {PIN_FILE}")
         apache.start(web3)
+        in_service(web3, pin_fleet["emulated"])
 
 
 @pytest.mark.snippet(*CHECKED, checker="verify")

@@ -1,0 +1,126 @@
+"""make bench WHAT=token: what the token costs Apache httpd. Full TLS handshakes per server CPU-second with the key
+in the openCryptoki token (the token page's site and OpenSSL configuration) beside the same site with a key of the
+same type in a file, on each host in ZR_HOSTS; RSA 2048 on every host, ECDSA P-256 where the token makes one.
+
+Not part of `make check` (the file name does not start with test_). Per host and key: the token site served from
+TOKEN_KEY, the first handshakes made (each worker's token login is part of a start, not of the rate), then RUNS runs
+of N new TLS 1.3 connections one after another from openssl s_client (no session offered back, so each is a full
+handshake); the server's CPU time is that of every httpd process (utime + stime from /proc, the parent's cutime and
+cstime for workers that ended). Then the same certificate type with its key in a file: a new key, signed by the
+same test CA, the site file's key URIs replaced by the file, httpd restarted, the same runs. Writes
+snippets/results/measured/token-cost.csv (one row per host, key and place) and prints the ratios.
+On amd64 the token is openCryptoki's soft token (software RSA and ECDSA behind PKCS#11); on the s390x host it is the
+ICA token under qemu, whose figures say nothing about IBM Z hardware; Crypto Express was not measured.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+
+import pytest
+
+from zrunbook import SNIPPETS
+from zrunbook.hosts import apache
+from zrunbook.hosts.apache import TOKEN_KEY
+from zrunbook.hosts.steps import arch, snippet_path
+
+OUT = SNIPPETS / "results" / "measured" / "token-cost.csv"
+RUNS = 3
+COUNT = {"amd64": 200, "s390x": 40}  # handshakes per run (qemu runs s390x code about ten times slower)
+SITE = "/etc/apache2/sites-available/tls.conf"
+FIELDS = ("host", "key", "key_in", "runs", "handshakes_per_run", "median", "min", "max", "spread_percent", "unit")
+ROWS: list[dict] = []
+
+CPU = r"""
+tick=$(getconf CLK_TCK); total=0
+for pid in $(pgrep -x apache2); do
+  read -r -a f < <(cut -d')' -f2- /proc/$pid/stat)
+  total=$((total + f[11] + f[12]))
+  if [ "$pid" = "$(cat /run/apache2/apache2.pid)" ]; then total=$((total + f[13] + f[14])); fi
+done
+echo "$total $tick"
+"""
+
+
+def server_cpu(host) -> float:
+    ticks, tick = host.check_output(CPU).split()
+    return int(ticks) / int(tick)
+
+
+def handshakes(host, ca: str, count: int, sigalgs: str) -> None:
+    r = host.run(f"for i in $(seq {count}); do timeout 60 openssl s_client -connect 127.0.0.1:443 -servername "
+                 f"www.example.com -CAfile {ca} -verify_return_error -tls1_3 -no_ticket -brief -sigalgs {sigalgs} "
+                 "</dev/null >/dev/null 2>&1 || exit 1; done")
+    assert r.rc == 0, "a handshake failed during the measurement"
+
+
+def measure(host, ca: str, sigalgs: str) -> list[float]:
+    count = COUNT[arch(host)]
+    handshakes(host, ca, 8, sigalgs)  # every worker's first use of the key: part of a start, not of the rate
+    rates = []
+    for _ in range(RUNS):
+        before = server_cpu(host)
+        handshakes(host, ca, count, sigalgs)
+        rates.append(count / (server_cpu(host) - before))
+    return rates
+
+
+def record(host, key: str, key_in: str, rates: list[float]) -> float:
+    median = statistics.median(rates)
+    ROWS.append({"host": host.zr_name, "key": key, "key_in": key_in, "runs": RUNS,
+                 "handshakes_per_run": COUNT[arch(host)], "median": f"{median:.1f}", "min": f"{min(rates):.1f}",
+                 "max": f"{max(rates):.1f}", "spread_percent": f"{100 * (max(rates) - min(rates)) / median:.1f}",
+                 "unit": "full handshakes per server CPU-second"})
+    print(f"{host.zr_name} {key} key in {key_in}: {median:.0f} (runs {[round(r) for r in rates]})")
+    return median
+
+
+def keys_in_files(host, ecdsa: bool) -> None:
+    """New keys in files for the site's certificates (same types), signed by the same test CA; the site names them."""
+    pairs = [("rsa", "/etc/ssl/certs/www.example.com.crt", "-newkey rsa:2048")]
+    if ecdsa:
+        pairs.append(("ec", apache.ECDSA_CERT, "-newkey ec -pkeyopt ec_paramgen_curve:P-256"))
+    for name, cert, newkey in pairs:
+        key = f"/etc/ssl/private/bench-{name}.key"
+        host.run_expect([0], f"openssl req -new -nodes {newkey} -keyout {key} -subj /CN=www.example.com "
+                             f"-addext subjectAltName=DNS:www.example.com -out /tmp/bench-{name}.csr 2>/dev/null")
+        sign = f"CA_DIR={apache.CA} bash {snippet_path(apache.TEST_CA)} sign"
+        host.run_expect([0], f"{sign} /tmp/bench-{name}.csr {cert}")
+        label = "apachekey-ec" if name == "ec" else "apachekey"
+        host.run_expect([0], f"sed -i 's|\"pkcs11:token=[^;]*;object={label};type=private\"|{key}|' {SITE}")
+    host.run_expect([1], f"grep -q pkcs11: {SITE}")
+    apache.start(host)
+
+
+@pytest.mark.from_state(TOKEN_KEY)
+def test_token_against_file_key(fresh_host):
+    ecdsa = arch(fresh_host) == "amd64"  # under qemu the ICA token makes no P-256 key (no CPACF ECC)
+    rsa_sig = apache.QEMU_SIGALGS if arch(fresh_host) == "s390x" else "rsa_pss_rsae_sha256"
+    ca = apache.serve_token_ecdsa(fresh_host) if ecdsa else apache.serve_token(fresh_host)
+    token = {"rsa2048": record(fresh_host, "rsa2048", "token", measure(fresh_host, ca, rsa_sig))}
+    if ecdsa:
+        token["ecdsa-p256"] = record(fresh_host, "ecdsa-p256", "token", measure(fresh_host, ca, "ECDSA+SHA256"))
+    keys_in_files(fresh_host, ecdsa)
+    file_key = {"rsa2048": record(fresh_host, "rsa2048", "file", measure(fresh_host, ca, rsa_sig))}
+    if ecdsa:
+        file_key["ecdsa-p256"] = record(fresh_host, "ecdsa-p256", "file", measure(fresh_host, ca, "ECDSA+SHA256"))
+    for key, rate in token.items():
+        print(f"{fresh_host.zr_name} {key}: the token path makes {rate / file_key[key]:.2f} of the file path's rate")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def write_csv():
+    yield
+    if not ROWS:
+        return
+    kept = []
+    if OUT.exists():  # rows of hosts not measured in this run stay
+        hosts = {r["host"] for r in ROWS}
+        with OUT.open(encoding="utf-8") as fh:
+            kept = [r for r in csv.DictReader(fh) if r["host"] not in hosts]
+    with OUT.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(sorted(kept + ROWS, key=lambda r: (r["host"], r["key"], r["key_in"])))
+    print(f"wrote {OUT}")
