@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from zrunbook import SNIPPETS
 from zrunbook.facts import rows as csv_rows
+from zrunbook.results import token_cost
 
 STUDIES = SNIPPETS / "results" / "studies"
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
@@ -174,10 +175,34 @@ def _measured(outdir: Path) -> list[Path]:
     return out
 
 
+def _token_cost(outdir: Path) -> list[Path]:
+    """Token against file, per host and key type: bars at the median, a line from the lowest to the highest run."""
+    if not token_cost.DATA.is_file():
+        return []
+    pairs = sorted(token_cost.figures().items())
+    fig, ax = plt.subplots(figsize=(8.5, 0.9 * len(pairs) + 1.4))
+    for i, (_, pair) in enumerate(pairs):
+        for j, place in enumerate(("token", "file")):
+            r = pair[place]
+            y = len(pairs) - 1 - i + (0.2 if place == "token" else -0.2)
+            med, low, high = float(r["median"]), float(r["min"]), float(r["max"])
+            name = "key in the token" if place == "token" else "key in a file"
+            ax.barh(y, med, height=0.38, color=COLOURS[j], label=name if i == 0 else None)
+            ax.plot([low, high], [y, y], color="black", linewidth=1.2)
+            ax.text(high * 1.01, y, f"{med:.0f}", va="center", fontsize=8)
+    ax.set_yticks(range(len(pairs))[::-1],
+                  [f"{host}\n{token_cost.KEY_NAMES.get(key, key)}" for (host, key), _ in pairs], fontsize=8)
+    ax.set_xlabel(token_cost.UNIT, fontsize=9)
+    ax.set_title("Apache httpd: key in the openCryptoki token against a key file", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.spines[["top", "right"]].set_visible(False)
+    return [_save(fig, outdir, "token-cost")]
+
+
 def render_all(outdir: Path) -> list[Path]:
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    return [*_was(outdir), *_webseal_jsse(outdir), _cics(outdir), *_measured(outdir)]
+    return [*_was(outdir), *_webseal_jsse(outdir), _cics(outdir), *_measured(outdir), *_token_cost(outdir)]
 
 
 if __name__ == "__main__":

@@ -11,11 +11,13 @@ import statistics
 
 from zrunbook import SNIPPETS
 from zrunbook.facts import rows as csv_rows
+from zrunbook.results import token_cost
 
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
 STUDIES = SNIPPETS / "results" / "studies"
 DEPENDS_ON = [f"snippets/results/measured/debian13-amd64/{f}" for f in ("summary.csv", "machine.csv", "runs.csv")] + [
-    f"snippets/results/studies/{f}" for f in ("was-2013-daytrader.csv", "webseal-2007.csv", "jsse-cex2a.csv")]
+    f"snippets/results/studies/{f}" for f in ("was-2013-daytrader.csv", "webseal-2007.csv", "jsse-cex2a.csv")] + [
+    "snippets/results/measured/token-cost.csv"]
 
 
 def _summary(setup: str, test: str, key: str = "rsa2048", payload: str = "") -> dict:
@@ -293,3 +295,12 @@ def study_was_s1_4096_2cex3() -> str:
 
 def study_was_s1_4096_cpacf() -> str:
     return _x(float(_study("was-2013-daytrader.csv", "s1-4096-tput-cpacf")["value"]))
+
+
+# --- what the token costs Apache httpd (make bench WHAT=token) ---
+def token_cost_ratios() -> str:
+    return token_cost.ratio_sentence()
+
+
+def token_cost_goal() -> str:
+    return token_cost.goal_sentence()

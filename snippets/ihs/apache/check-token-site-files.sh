@@ -4,8 +4,9 @@
 # distribution's policy, RHEL's crypto-policies or Debian's system_default, still applies to httpd); it names
 # the PIN by file, not in the configuration itself; and the PIN file belongs to root and no one else can read
 # or change it: httpd's root parent reads it once at start (pkcs11-provider 1.0 reads it when OpenSSL loads the
-# provider, and the workers inherit the PIN), so httpd's group needs no access. Read-only; it does not load the
-# provider, so it never logs in.
+# provider, and the workers inherit the PIN), so httpd's group needs no access; and it turns pkcs11-provider's key
+# cache off (with it on, each new worker fails the handshakes of its first second). Read-only; it does not load
+# the provider, so it never logs in.
 # Run as root (it reads the environment of httpd's parent process):
 #   bash check-token-site-files.sh
 # Exit status: 0 all as kept, 1 a file is not (every reason is listed), or the check could not look.
@@ -50,9 +51,12 @@ else
     (( (8#$mode & 8#070) == 0 )) || fail+=("the PIN file $file is mode $mode: group $group has access it does not need, since httpd's root parent reads the file (chmod 0600)")
   fi
 fi
+cache=$(sed -n 's/^[[:space:]]*pkcs11-module-cache-keys[[:space:]]*=[[:space:]]*\([a-z]*\).*/\1/p' "$conf" | tail -n 1)
+[[ $cache == false ]] ||
+  fail+=("$conf leaves pkcs11-module-cache-keys at ${cache:-its default, true}: each new httpd worker then fails the handshakes that reach it in its first second (add 'pkcs11-module-cache-keys = false' to its pkcs11 section)")
 if ((${#fail[@]})); then
   printf 'check-token-site-files: httpd (pid %s) with OPENSSL_CONF=%s:\n' "$pid" "$conf" >&2
   printf '  %s\n' "${fail[@]}" >&2
   exit 1
 fi
-echo "httpd (pid $pid) uses $conf: it includes $system first, and its PIN file $file is root's alone (mode $mode)."
+echo "httpd (pid $pid) uses $conf: it includes $system first, its PIN file $file is root's alone (mode $mode), and key caching is off."
