@@ -80,7 +80,7 @@ bench-walk:
 bench-build: html
 	bash zrunbook/bench_build.sh
 bench-hosts:
-	PYTHON=$(CURDIR)/.tox/check/bin/python bash zrunbook/hosts/bench.sh $(BENCH)
+	PYTHON=$(CURDIR)/.tox/check/bin/python bash checks/hosts/bench.sh $(BENCH)
 bench-snippet:
 	$(PYTHON) -m zrunbook bench-snippet
 

@@ -56,7 +56,7 @@ target=${2:-$purpose}  # the make target to run again
 hosts=no
 [[ $purpose == hosts || $purpose == check ]] && hosts=yes
 
-# The engine the checks use (zrunbook/hosts/engine.py): ZR_ENGINE, else the engine's own docker client, else
+# The engine the checks use (checks/hosts/engine.py): ZR_ENGINE, else the engine's own docker client, else
 # any docker, else Podman.
 engine_cli() {
   if [[ -n ${ZR_ENGINE:-} ]]; then

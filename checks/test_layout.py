@@ -1,13 +1,18 @@
-"""The import graph is docs -> zrunbook <- checks, and tests share code only through the library or fixtures.
+"""The import graph is docs -> zrunbook <- checks, and tests share code only through the library, the harness or
+fixtures.
 
 Every .py under zrunbook/, docs/_ext/ and checks/ is parsed (not imported) and its imports resolved to
 repository modules. Reported, naming file and import:
 
-* zrunbook or docs/_ext importing ``checks``;
-* any module importing a test module (``test_*.py``) or a conftest: shared code belongs in zrunbook/ or
-  in a fixture;
-* a folder of checks/ (a chapter's checks) importing another folder's module, except the pytest plugins
-  checks/conftest.py names in ``pytest_plugins``.
+* zrunbook or docs/_ext importing ``checks`` (the container-host harness, checks/hosts/, included);
+* zrunbook (except the verify application, zrunbook/verify/, which builds on pytest-testinfra) or docs/_ext
+  importing pytest, testinfra or xdist: the library the guide builds with has no test framework inside;
+* a chapter package of the library (``CHAPTERS``) importing another chapter's package: what two chapters read
+  lives in zrunbook/formats/ or a core module;
+* any module importing a test module (``test_*.py``) or a conftest: shared code belongs in zrunbook/, in the
+  harness or in a fixture;
+* a folder of checks/ (a chapter's checks) importing another folder's module, except the harness (checks/hosts/)
+  and the pytest plugins checks/conftest.py names in ``pytest_plugins``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from pathlib import Path
 from zrunbook import ROOT
 
 TREES = ("zrunbook", "docs/_ext", "checks")
+CHAPTERS = {"crypto", "ctg", "db2", "errata", "ihs", "results", "was", "webseal"}  # zrunbook/<chapter>/
+TEST_FRAMEWORKS = {"pytest", "_pytest", "testinfra", "xdist"}
+HARNESS = "checks.hosts"
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -75,14 +83,24 @@ def layout_problems(root: Path) -> list[str]:
             here = module_name(root, path).split(".")
             for line, module in imported(root, path):
                 parts = module.split(".")
+                where = f"{rel}:{line}: imports {module}"
+                if parts[0] in TEST_FRAMEWORKS and tree != "checks" and here[:2] != ["zrunbook", "verify"]:
+                    problems.append(f"{where}: the library and the guide never import a test framework "
+                                    "(only zrunbook/verify/ may)")
+                    continue
+                if (parts[0] == "zrunbook" and len(here) > 2 and here[0] == "zrunbook" and here[1] in CHAPTERS
+                        and len(parts) > 1 and parts[1] in CHAPTERS and parts[1] != here[1]):
+                    problems.append(f"{where}: another chapter's package; share it through zrunbook/formats/ or a "
+                                    "core module")
+                    continue
                 if parts[0] != "checks":
                     continue
-                where = f"{rel}:{line}: imports {module}"
                 if tree != "checks":
                     problems.append(f"{where}: zrunbook and docs never import checks")
                 elif is_test_module(module):
                     problems.append(f"{where}: a test module or conftest; share through zrunbook/ or a fixture")
-                elif (len(here) > 2 and len(parts) > 2 and parts[1] != here[1] and module not in allowed):
+                elif (len(here) > 2 and len(parts) > 2 and parts[1] != here[1] and module not in allowed
+                      and not module.startswith(HARNESS + ".")):
                     problems.append(f"{where}: another chapter's checks module")
     return problems
 
@@ -106,15 +124,26 @@ def test_layout_check_names_each_bad_import_with_its_file(tmp_path):
     write(tmp_path, "checks/ihs/test_b.py", "from checks.ihs.test_a import X\nfrom . import conftest\n")
     write(tmp_path, "checks/ihs/conftest.py")
     write(tmp_path, "checks/was/test_c.py", "from checks.ihs import helper\nfrom checks.hosts import helper\n")
-    write(tmp_path, "zrunbook/hosts/x.py", "from checks.hosts.plugin import SELECTED\n")
-    write(tmp_path, "docs/_ext/ext.py", "import checks\n")
+    write(tmp_path, "checks/ihs/test_d.py", "from checks.hosts import helper\n")  # the harness: allowed
+    write(tmp_path, "zrunbook/was/x.py", "from checks.hosts.plugin import SELECTED\n")
+    write(tmp_path, "docs/_ext/ext.py", "import checks\nimport pytest\n")
+    write(tmp_path, "zrunbook/db2/clp.py")
+    write(tmp_path, "zrunbook/formats/clp.py")
+    write(tmp_path, "zrunbook/webseal/ldap.py", "from zrunbook.db2 import clp\nfrom zrunbook.formats import clp\n"
+                                                "from testinfra.host import Host\n")
+    write(tmp_path, "zrunbook/verify/target.py", "import pytest\nimport testinfra\n")  # the application: allowed
     assert layout_problems(tmp_path) == [
-        "zrunbook/hosts/x.py:1: imports checks.hosts.plugin: zrunbook and docs never import checks",
+        "zrunbook/was/x.py:1: imports checks.hosts.plugin: zrunbook and docs never import checks",
+        "zrunbook/webseal/ldap.py:1: imports zrunbook.db2.clp: another chapter's package; share it through "
+        "zrunbook/formats/ or a core module",
+        "zrunbook/webseal/ldap.py:3: imports testinfra.host: the library and the guide never import a test "
+        "framework (only zrunbook/verify/ may)",
         "docs/_ext/ext.py:1: imports checks: zrunbook and docs never import checks",
+        "docs/_ext/ext.py:2: imports pytest: the library and the guide never import a test framework (only "
+        "zrunbook/verify/ may)",
         "checks/ihs/test_b.py:1: imports checks.ihs.test_a: a test module or conftest; share through zrunbook/ "
         "or a fixture",
         "checks/ihs/test_b.py:2: imports checks.ihs.conftest: a test module or conftest; share through zrunbook/ "
         "or a fixture",
         "checks/was/test_c.py:1: imports checks.ihs.helper: another chapter's checks module",
-        "checks/was/test_c.py:2: imports checks.hosts.helper: another chapter's checks module",
     ]

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.engine import HOSTS
 from zrunbook import ledger, registry
-from zrunbook.hosts.engine import HOSTS
 from zrunbook.snippets import all_snippets, digest, expand
 
 HOST_PARAMS = ("host", "fresh_host", "clean_host")

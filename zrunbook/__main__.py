@@ -6,13 +6,14 @@
     outcome PATH        each checker's outcome for snippets/PATH, as its badge shows it
     where PATH          a snippet's pages, checks, negative cases, facts tables and prepared states; or what a
                         test (checks/...py[::name]) checks
-    hosts ARGS...       the container hosts: build [HOST...] | build-walkthrough [HOST...] | tags [HOST...]
-                        | sweep | remove-prefix PREFIX
-    bench-tls           the results chapter's TLS measurement on this machine
     bench-snippet       time `make check SNIPPET=...` (static and host) and the set-up probe
     verify ARGS...      the runbook's read-only checks against an Ansible inventory's hosts (--help for the options)
     doctor ARGS...      which known reason makes one host's token stop answering (--help for the options)
     serve [PORT]        live preview on http://127.0.0.1:PORT/ (default 8000), rebuilt on every change
+
+The container hosts and the measurements on them belong to the checks' harness: ``python -m checks.hosts build
+[HOST...] | build-walkthrough [HOST...] | tags [HOST...] | sweep | remove-prefix PREFIX`` and
+``python -m checks.hosts.bench_tls`` (make bench WHAT=tls).
 """
 
 from __future__ import annotations
@@ -63,12 +64,6 @@ def main(argv: list[str]) -> int:
     if command == "verify":
         from zrunbook.verify import cli
         return cli.main(args)
-    if command == "hosts":
-        from zrunbook.hosts import engine
-        return engine.main(args)
-    if command == "bench-tls":
-        from zrunbook.results import bench
-        return bench.main(args)
     if command == "bench-snippet":
         from zrunbook import bench_snippet
         return bench_snippet.main(["bench-snippet", *args])

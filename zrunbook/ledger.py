@@ -24,7 +24,7 @@ Results format (``"format": 1``)::
 
 ``checks`` there is the coverage the runs collected (it decides which earlier runs a whole-suite run forgets).
 ``host`` is a container host's name, or null for a static checker. ``index`` appears only when the host
-image was built from a Debian index that did not match the signed Release (zrunbook/hosts/mirror.py).
+image was built from a Debian index that did not match the signed Release (checks/hosts/mirror.py).
 
 Declarations format: a comment line, then ``snippet<TAB>checker<TAB>host<TAB>test`` sorted, host ``static``
 for a static checker: one line per declaration, so two branches that add snippets merge without a conflict.

@@ -7,7 +7,7 @@ against a stand-in AP bus directory with recording stand-ins for lszcrypt and ch
 
 import pytest
 
-from zrunbook.hosts.steps import snippet_path
+from checks.hosts.steps import snippet_path
 from zrunbook.shown_output import assert_shown_output
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")

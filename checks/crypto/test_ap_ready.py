@@ -8,7 +8,7 @@ AP bus directory, built as the kernel lays it out (bindings attribute, queue dev
 
 import pytest
 
-from zrunbook.hosts.steps import snippet_path
+from checks.hosts.steps import snippet_path
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")
 SNIPPET = "crypto/adapters/check-ap-ready.sh"

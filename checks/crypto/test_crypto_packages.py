@@ -10,9 +10,9 @@ they run neither install-packages-debian.sh nor verify-packages.sh, so they carr
 
 import pytest
 
-from zrunbook.hosts.steps import arch, run_snippet, start_pkcsslotd
-from zrunbook.hosts.token import MODEL
-from zrunbook.hosts.util import output
+from checks.hosts.steps import arch, run_snippet, start_pkcsslotd
+from checks.hosts.token import MODEL
+from checks.hosts.util import output
 
 INSTALL = "crypto/packages/install-packages-debian.sh"
 VERIFY = "crypto/packages/verify-packages.sh"

@@ -1,7 +1,7 @@
 """The ibmca provider step of the libraries page: its OpenSSL configuration and its check snippet.
 
 The s390x host has openssl-ibmca 2.5.0 (the OpenSSL 3 provider) and libica4 from Debian sid, pinned so
-that nothing else comes from there (zrunbook/hosts/Containerfile); Debian 13's own openssl-ibmca 1.4 is an
+that nothing else comes from there (checks/hosts/Containerfile); Debian 13's own openssl-ibmca 1.4 is an
 engine for OpenSSL 1.0.2. One checker function, ``problems(provider_state(host, conf))``, judges every
 configuration here: the snippet's must load the default and the ibmca provider, both active, and keep an
 ordinary algorithm (SHA-256) working; the configuration that ``ibmca-provider-opensslconfig`` writes
@@ -16,10 +16,10 @@ import shlex
 
 import pytest
 
+from checks.hosts.engine import REPO
+from checks.hosts.steps import run_snippet, snippet_path
+from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.hosts.engine import REPO
-from zrunbook.hosts.steps import run_snippet, snippet_path
-from zrunbook.hosts.util import copy_to, output
 from zrunbook.shown_output import assert_shown_output
 
 CONF = "crypto/libraries/openssl-ibmca-provider.conf"

@@ -3,7 +3,7 @@
 amd64 initialises openCryptoki's soft token, s390x (qemu-user) the ICA token; the snippet finds the slot
 itself. pkcsconf's exit status is not trusted: every outcome is read from ``pkcsconf -t`` flags and
 judged by ``token_flags.problems`` (the rules in facts/token-flags.csv). The PINs are the test set of
-zrunbook/hosts/token.py; the wrong ones below are overrides of it.
+checks/hosts/token.py; the wrong ones below are overrides of it.
 """
 
 import shlex
@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.steps import snippet_path, start_pkcsslotd
+from checks.hosts.token import INIT as SNIPPET
+from checks.hosts.token import LABEL, PINS, init_token, slot_of, token_env
+from checks.hosts.util import output as said
 from zrunbook.crypto import token_flags
-from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
-from zrunbook.hosts.token import INIT as SNIPPET
-from zrunbook.hosts.token import LABEL, PINS, init_token, slot_of, token_env
-from zrunbook.hosts.util import output as said
 
 SKIPS_USER_PIN = Path(__file__).parent / "bad" / "init-token-without-user-pin.sh"
 
 FACTORY_SO_PIN = "87654321"  # openCryptoki's documented default, test data only
-# Other PINs below are deliberate overrides of the one test set (zrunbook/hosts/token.py PINS): wrong ones.
+# Other PINs below are deliberate overrides of the one test set (checks/hosts/token.py PINS): wrong ones.
 WRONG_PIN = "11119999"
 
 

@@ -11,10 +11,10 @@ import shlex
 
 import pytest
 
+from checks.hosts.engine import REPO
+from checks.hosts.steps import run_snippet
+from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.hosts.engine import REPO
-from zrunbook.hosts.steps import run_snippet
-from zrunbook.hosts.util import copy_to, output
 
 JSON = "crypto/kvm/vfio-ap-mdev.json"
 HOSTDEV = "crypto/kvm/vfio-ap-hostdev.xml"

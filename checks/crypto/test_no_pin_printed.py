@@ -1,5 +1,5 @@
 """No snippet prints a PIN (issue 16, finding 18). checks/hosts/plugin.py wraps every container host's run with
-zrunbook.hosts.token.refuse_printed_pins, so any snippet run by any check fails its test when a test PIN shows
+checks.hosts.token.refuse_printed_pins, so any snippet run by any check fails its test when a test PIN shows
 in its output. These tests prove the guard itself: it stops a snippet that echoes a PIN, lets other output
 and non-snippet commands through, and init-token.sh's one error path that used to print the temporary user
 PIN now writes it to a file only the caller can read.
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import PINS, PinPrinted, refuse_printed_pins
 from zrunbook import SNIPPETS
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.token import PINS, PinPrinted, refuse_printed_pins
 
 HERE = Path(__file__).resolve().parent
 

@@ -9,9 +9,9 @@ an enable step on a system without the module.
 
 import pytest
 
-from zrunbook.hosts.engine import REPO
-from zrunbook.hosts.steps import run_snippet, snippet_path
-from zrunbook.hosts.util import copy_to, output
+from checks.hosts.engine import REPO
+from checks.hosts.steps import run_snippet, snippet_path
+from checks.hosts.util import copy_to, output
 
 INSTALL = "crypto/fips/install-openssl-fips-debian.sh"
 ENABLE = "crypto/fips/enable-openssl-fips-provider.sh"

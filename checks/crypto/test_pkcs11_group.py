@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet
+from checks.hosts.steps import run_snippet
 
 SNIPPET = "crypto/pkcs11-group/add-user-to-pkcs11-group.sh"
 STUDY_USERMOD = Path(__file__).parent / "bad" / "usermod-replaces-groups.sh"

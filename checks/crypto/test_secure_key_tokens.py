@@ -16,10 +16,10 @@ import shlex
 
 import pytest
 
+from checks.hosts.engine import REPO
+from checks.hosts.steps import run_snippet, start_pkcsslotd, stop_pkcsslotd
+from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.hosts.engine import REPO
-from zrunbook.hosts.steps import run_snippet, start_pkcsslotd, stop_pkcsslotd
-from zrunbook.hosts.util import copy_to, output
 
 CHECK = "crypto/secure-key/check-secure-key-token.sh"
 EP11_CONF = "crypto/secure-key/ep11tok-tls.conf"

@@ -14,11 +14,11 @@ import shlex
 
 import pytest
 
+from checks.hosts.engine import REPO
+from checks.hosts.steps import start_pkcsslotd, stop_pkcsslotd
+from checks.hosts.token import LABEL, PINS, init_token, slot_of
+from checks.hosts.util import output
 from zrunbook import SNIPPETS
-from zrunbook.hosts.engine import REPO
-from zrunbook.hosts.steps import start_pkcsslotd, stop_pkcsslotd
-from zrunbook.hosts.token import LABEL, PINS, init_token, slot_of
-from zrunbook.hosts.util import output
 
 STANZA = "crypto/opencryptoki/service-token-slot.conf"
 USERGROUP = "checks/crypto/bad/service-token-slot-usergroup-on-3.23.conf"

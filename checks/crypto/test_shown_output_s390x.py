@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from checks.hosts.steps import run_snippet, start_pkcsslotd
+from checks.hosts.token import init_token
 from zrunbook.crypto import token_flags
-from zrunbook.hosts.steps import run_snippet, start_pkcsslotd
-from zrunbook.hosts.token import init_token
 from zrunbook.shown_output import as_a_terminal_shows_it, assert_shown_output, normalise_common
 
 pytestmark = pytest.mark.only_hosts("debian13-s390x")

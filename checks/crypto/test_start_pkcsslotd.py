@@ -6,7 +6,7 @@ Containers have no systemd, so the snippet's container branch runs here; the sys
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet
+from checks.hosts.steps import run_snippet
 
 SNIPPET = "crypto/opencryptoki/start-pkcsslotd.sh"
 TOKEN_SLOT = {"debian13-amd64": "3", "debian13-s390x": "1"}  # soft token, ICA token

@@ -7,10 +7,10 @@ shows that failure on the untouched host and its cure by the snippet; the others
 
 import pytest
 
-from zrunbook.hosts.steps import State, arch, run_snippet, start_pkcsslotd
-from zrunbook.hosts.token import OPEN_STORE as SNIPPET
-from zrunbook.hosts.token import PINS, ready_token
-from zrunbook.hosts.util import output as said
+from checks.hosts.steps import State, arch, run_snippet, start_pkcsslotd
+from checks.hosts.token import OPEN_STORE as SNIPPET
+from checks.hosts.token import PINS, ready_token
+from checks.hosts.util import output as said
 
 TOKEN_DIR = {"amd64": "/var/lib/opencryptoki/swtok", "s390x": "/var/lib/opencryptoki/lite"}  # by architecture
 

@@ -30,8 +30,8 @@ import shlex
 
 import pytest
 
+from checks.hosts import engine as eng
 from checks.hosts.plugin import SELECTED
-from zrunbook.hosts import engine as eng
 
 UNSHARE = "unshare --user --map-root-user --ipc --mount --pid --fork --mount-proc"
 # Every user-mode emulated host (qemu-user refuses unshare --user, above).

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from zrunbook import facts as facts_tables
-from zrunbook.db2 import clp, values
+from zrunbook.db2 import values
+from zrunbook.formats import clp
 
 BAD = Path(__file__).resolve().parent / "bad"
 

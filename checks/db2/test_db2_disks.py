@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.steps import run_snippet, snippet_path
 from zrunbook import SNIPPETS
-from zrunbook.db2 import lsdasd
-from zrunbook.hosts.steps import run_snippet, snippet_path
+from zrunbook.formats import lsdasd
 
 RULES = "db2/disks/41-dasd-eckd-hyperpav-aliases.rules"
 CHZDEV = "db2/disks/enable-hyperpav-aliases.sh"

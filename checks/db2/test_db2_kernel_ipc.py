@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.steps import snippet_path
 from zrunbook.db2 import ipc
-from zrunbook.hosts.steps import snippet_path
 
 LOAD = "db2/kernel/load-ipc-sysctl.sh"
 KEYS = sorted({m.sysctl for m in ipc.minimums()})

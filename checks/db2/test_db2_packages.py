@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet
+from checks.hosts.steps import run_snippet
 
 INSTALL = "db2/packages/install-prereqs-debian.sh"
 VERIFY = "db2/packages/verify-prereqs.sh"

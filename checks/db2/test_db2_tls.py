@@ -16,10 +16,11 @@ from pathlib import Path
 import javaproperties
 import pytest
 
+from checks.hosts.steps import snippet_path
+from checks.hosts.util import output
 from zrunbook import SNIPPETS
-from zrunbook.db2 import client_hello, clp, jcc, values
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.util import output
+from zrunbook.db2 import client_hello, jcc, values
+from zrunbook.formats import clp
 from zrunbook.shown_output import assert_shown_output, normalise_common
 
 BAD = Path(__file__).resolve().parent / "bad"

@@ -41,7 +41,7 @@ def rejected_statically(row) -> list[str]:
 # --- host checkers -----------------------------------------------------------------------------------------
 
 def _copy(host, row) -> str:
-    from zrunbook.hosts.util import copy_to
+    from checks.hosts.util import copy_to
 
     target = f"/tmp/errata/{Path(row['bad form']).name}"
     copy_to(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"), target)
@@ -56,8 +56,8 @@ def sunpkcs11_errors(host) -> dict[str, str]:
 
     The parser rejects these files before any token is opened, so no slot daemon or token is needed."""
     if host.zr_name not in _SUNPKCS11:
-        from zrunbook.hosts.jsse import PKCS11_CHECK
-        from zrunbook.hosts.util import copy_to, output
+        from checks.hosts.jsse import PKCS11_CHECK
+        from checks.hosts.util import copy_to, output
 
         paths = [_copy(host, r) for r in CHECKED if r["checker"] == "sunpkcs11"]
         java = (ROOT / PKCS11_CHECK).read_text(encoding="utf-8")
@@ -129,7 +129,7 @@ def test_host_checker_rejects_the_studys_form(host, row):
 
         assert httpd_t(host, ihs_root(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"))).rc != 0
     elif row["checker"] == "sunpkcs11":
-        from zrunbook.hosts.jsse import SUNPKCS11_REJECTS
+        from checks.hosts.jsse import SUNPKCS11_REJECTS
 
         got = sunpkcs11_errors(host)[f"/tmp/errata/{Path(row['bad form']).name}"]
         assert SUNPKCS11_REJECTS[Path(row["bad form"]).name] in got, got
@@ -149,8 +149,7 @@ def test_state_changing_checker_rejects_the_studys_form(fresh_host, row):
 # --- the positive twin of a rule only an erratum shows -------------------------------------------------------
 
 def test_db2_buffer_pool_rule_accepts_size_automatic_after_bp_resizeable_yes():
-    from zrunbook.db2 import clp
-
+    from zrunbook.formats import clp
     bad = ROOT / "checks/errata/bad/autoconfigure-resizeable-then-fixed-buffer-pool-2013.sh"
     text = bad.read_text(encoding="utf-8")
     assert clp.validate(text.replace("size 1048576", "size automatic"), "9.7") == []

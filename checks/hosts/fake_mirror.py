@@ -1,6 +1,6 @@
 """A small Debian mirror on 127.0.0.1 for the index-fallback tests: signed Release, real .debs, one bad index.
 
-It reproduces the fault seen on the real mirror (zrunbook/hosts/mirror.py): ``trixie``'s
+It reproduces the fault seen on the real mirror (checks/hosts/mirror.py): ``trixie``'s
 ``main/binary-s390x/Packages.xz`` is not the file the signed Release lists (the served index is smaller,
 as there), while ``main/binary-amd64`` verifies. The Release is clear-signed with a throw-away GnuPG key
 made for the test; a second key plays a forger. Each architecture's index names one real package,

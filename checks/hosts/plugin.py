@@ -47,9 +47,9 @@ from collections.abc import Callable
 import pytest
 import testinfra
 
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts.steps import State, run_snippet, snippet_path, start_pkcsslotd, stop_pkcsslotd  # noqa: F401  (re-exported for fixtures)
-from zrunbook.hosts.token import refuse_printed_pins
+from checks.hosts import engine as eng
+from checks.hosts.steps import State, run_snippet, snippet_path, start_pkcsslotd, stop_pkcsslotd  # noqa: F401  (re-exported for fixtures)
+from checks.hosts.token import refuse_printed_pins
 
 ALL_HOSTS = tuple(eng.HOSTS)
 STATE_LABEL = "zrunbook.state-result"  # the JSON a State's prepare returned
@@ -358,7 +358,7 @@ def _record_index(request, pool: HostPool, name: str) -> None:
 def clean_host(request, zr_host_pool):
     """A new container of the clean walkthrough host (the debootstrap base, nothing the checks add, and an
     offline repository of the packages the pages may install), removed after the test. A test marked
-    ``@pytest.mark.from_state(STATE)`` with a clean state (zrunbook/hosts/walks.py) starts where that state's
+    ``@pytest.mark.from_state(STATE)`` with a clean state (checks/hosts/walks.py) starts where that state's
     walk ended."""
     marker = request.node.get_closest_marker("from_state")
     state = marker.args[0] if marker else None

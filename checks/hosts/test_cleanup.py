@@ -13,8 +13,8 @@ import time
 
 import pytest
 
+from checks.hosts import engine as eng
 from checks.hosts.plugin import SELECTED
-from zrunbook.hosts import engine as eng
 
 HOST = SELECTED[:1]
 INNER = """

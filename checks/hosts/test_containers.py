@@ -1,6 +1,6 @@
 """What every container host gives a check: its architecture, no network, the snippets read-only."""
 
-from zrunbook.hosts.steps import snippet_path
+from checks.hosts.steps import snippet_path
 
 ARCH = {"debian13-amd64": "x86_64", "debian13-s390x": "s390x"}
 

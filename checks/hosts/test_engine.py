@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from checks.hosts import engine as eng
 from checks.hosts.plugin import selected_hosts
-from zrunbook.hosts import engine as eng
 
 
 def test_all_hosts_are_selected_when_zr_hosts_is_unset_or_empty():

@@ -1,4 +1,4 @@
-"""The index fallback (zrunbook/hosts/mirror.py) against a fake mirror on 127.0.0.1, with the real apt.
+"""The index fallback (checks/hosts/mirror.py) against a fake mirror on 127.0.0.1, with the real apt.
 
 The fake mirror (checks/hosts/fake_mirror.py) signs its Release with a throw-away key and serves an
 s390x index that does not match it, as the real mirror did; amd64 verifies. apt-get here is the
@@ -17,10 +17,10 @@ import textwrap
 
 import pytest
 
+from checks.hosts import engine as eng
 from checks.hosts import fake_mirror
+from checks.hosts import mirror as mir
 from zrunbook import ledger
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts import mirror as mir
 
 
 @pytest.fixture(scope="module")

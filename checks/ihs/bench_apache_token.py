@@ -20,10 +20,10 @@ import statistics
 
 import pytest
 
+from checks.hosts import apache
+from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.steps import arch, snippet_path
 from zrunbook import SNIPPETS
-from zrunbook.hosts import apache
-from zrunbook.hosts.apache import TOKEN_KEY
-from zrunbook.hosts.steps import arch, snippet_path
 
 OUT = SNIPPETS / "results" / "measured" / "token-cost.csv"
 RUNS = 3

@@ -17,8 +17,8 @@ states; the s390x host's sequential checks of the same site run in test_apache_t
 
 import pytest
 
-from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, TOKEN_KEY, serve_token, start
-from zrunbook.hosts.steps import run_snippet
+from checks.hosts.apache import OPENSSL_PKCS11_CONF, TOKEN_KEY, serve_token, start
+from checks.hosts.steps import run_snippet
 from zrunbook.shown_output import assert_shown_output
 
 pytestmark = pytest.mark.only_hosts("debian13-amd64")

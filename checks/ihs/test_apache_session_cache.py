@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.apache import TOKEN_KEY, enable_site, serve_files, start, token_key
+from checks.hosts.steps import snippet_path
+from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.hosts.apache import TOKEN_KEY, enable_site, serve_files, start, token_key
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.util import copy_to, output
 from zrunbook.shown_output import assert_shown_output
 
 BAD = Path(__file__).parent / "bad"

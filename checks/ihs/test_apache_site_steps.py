@@ -1,16 +1,16 @@
 """The OpenSSL page's own steps on Debian (install, test CA, site) stop with a sentence on bad input, and the
 token page's key step names this machine's library folder when the Ubuntu/Debian file names IBM Z's.
 
-Their good path runs in every Apache check (zrunbook/hosts/apache.py starts httpd with them) and in the
+Their good path runs in every Apache check (checks/hosts/apache.py starts httpd with them) and in the
 IHS chapter's walkthrough on a clean host (checks/walkthrough/).
 """
 
 import pytest
 
-from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.token import PINS
-from zrunbook.hosts.util import output
+from checks.hosts.apache import OPENSSL_PKCS11_CONF, put
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import PINS
+from checks.hosts.util import output
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 
 SITE_STEP = "ihs/apache/enable-tls-site-debian.sh"

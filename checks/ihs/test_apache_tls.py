@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook.hosts.apache import (
+from checks.hosts.apache import (
     ECDSA_CERT,
     ECDSA_SITE,
     QEMU_SIGALGS,
@@ -31,8 +31,8 @@ from zrunbook.hosts.apache import (
     serve_token_ecdsa,
     token_public_key,
 )
-from zrunbook.hosts.steps import arch, run_snippet, snippet_path
-from zrunbook.hosts.token import LABEL, PINS, slot_of, token_env
+from checks.hosts.steps import arch, run_snippet, snippet_path
+from checks.hosts.token import LABEL, PINS, slot_of, token_env
 from zrunbook.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
@@ -51,7 +51,7 @@ def field(result, name):
     raise AssertionError(f"no {name!r} in:\n{result.stdout}")
 
 
-SHA512_SIGALGS = ("-sigalgs", QEMU_SIGALGS)  # the s390x host's client of a token key (zrunbook/hosts/apache.py)
+SHA512_SIGALGS = ("-sigalgs", QEMU_SIGALGS)  # the s390x host's client of a token key (checks/hosts/apache.py)
 
 
 def assert_only_configured_protocols_and_suites(host, ca, token=False):

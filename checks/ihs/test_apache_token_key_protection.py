@@ -12,10 +12,10 @@ readable by root and the pkcs11 group, and the ICA token sends the clear key to 
 
 import pytest
 
-from zrunbook.hosts.apache import TOKEN_KEY, token_key, token_public_key, try_export, unwrapped_public_key
-from zrunbook.hosts.steps import arch
-from zrunbook.hosts.token import LABEL, PINS, token_env
-from zrunbook.hosts.util import ok, output
+from checks.hosts.apache import TOKEN_KEY, token_key, token_public_key, try_export, unwrapped_public_key
+from checks.hosts.steps import arch
+from checks.hosts.token import LABEL, PINS, token_env
+from checks.hosts.util import ok, output
 
 KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
 TOKEN_DIR = {"amd64": "/var/lib/opencryptoki/swtok", "s390x": "/var/lib/opencryptoki/lite"}  # soft / ICA token

@@ -1,6 +1,6 @@
 """The study's IHS check, restored: after TLS traffic, libica's AES counters grow in the hardware column
 (crypto/verify/check-bulk-cipher-in-libica.sh), on the s390x host (libica and the ICA token; TLS from the WAS
-chapter's Java stand-in, zrunbook/hosts/jsse.py).
+chapter's Java stand-in, checks/hosts/jsse.py).
 
 The failing case is fully real: the stand-in with the token's provider last (the order the WAS pages recommend)
 does AES in the JDK, libica counts nothing, and the check fails with its sentence. That is the point the IHS page
@@ -12,9 +12,9 @@ import shlex
 
 import pytest
 
-from zrunbook.hosts.jsse import VERIFY_KEY, start_server
-from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
-from zrunbook.hosts.util import output
+from checks.hosts.jsse import VERIFY_KEY, start_server
+from checks.hosts.steps import snippet_path, start_pkcsslotd
+from checks.hosts.util import output
 
 CHECK = "crypto/verify/check-bulk-cipher-in-libica.sh"
 pytestmark = [pytest.mark.from_state(VERIFY_KEY), pytest.mark.only_hosts("debian13-s390x")]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from zrunbook import SNIPPETS
-from zrunbook.ihs import gskit
+from zrunbook.formats import gskit
 from zrunbook.ihs.distro_paths import DISTROS, current_with_driver, driver_fragment, library
 
 ROOT = Path(__file__).resolve().parents[2]

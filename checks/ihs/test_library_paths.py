@@ -18,9 +18,9 @@ import re
 
 import pytest
 
-from zrunbook.hosts.apache import OPENSSL_PKCS11_CONF, put
-from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
-from zrunbook.hosts.token import PINS
+from checks.hosts.apache import OPENSSL_PKCS11_CONF, put
+from checks.hosts.steps import snippet_path, start_pkcsslotd
+from checks.hosts.token import PINS
 from zrunbook.ihs.distro_paths import (
     DISTROS,
     SNIPPETS,

@@ -13,8 +13,8 @@ import shlex
 
 import pytest
 
+from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.hosts.util import copy_to, output
 from zrunbook.ihs.distro_paths import module_path, on_host
 
 PKCS11_DEBIAN = "ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.steps import run_snippet
 from zrunbook import SNIPPETS
-from zrunbook.hosts.steps import run_snippet
 from zrunbook.results.bench_format import validate_dir
 
 ROOT = Path(__file__).resolve().parents[2]

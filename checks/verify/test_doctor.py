@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import apache
+from checks.hosts import engine as eng
+from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
+from checks.hosts.ssh_targets import LOGIN, Fleet
+from checks.hosts.steps import start_pkcsslotd
+from checks.hosts.token import PINS, slot_of
 from zrunbook import ROOT, SNIPPETS
-from zrunbook.hosts import apache
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts.apache import TOKEN_KEY
-from zrunbook.hosts.ssh_targets import LOGIN, Fleet
-from zrunbook.hosts.steps import start_pkcsslotd
-from zrunbook.hosts.token import PINS, slot_of
 from zrunbook.verify.doctor import BY_ID, SIGNATURES
 
 PROFILE = SNIPPETS / "verify/site-profile.toml"
-TOKEN_DIR = {"amd64": "swtok", "s390x": "lite"}  # the token the host's checks use (zrunbook/hosts/token.py MODEL)
+TOKEN_DIR = {"amd64": "swtok", "s390x": "lite"}  # the token the host's checks use (checks/hosts/token.py MODEL)
 # A login as httpd's user with a PIN (the counters move only through logins) and the security officer's new user PIN.
 AS_HTTPD = "runuser -u www-data -- env PKCS11_USER_PIN={pin} p11sak list-key private --slot {slot} >/dev/null 2>&1"
 WRONG = AS_HTTPD.format(pin="00000000", slot="{slot}") + " || true"

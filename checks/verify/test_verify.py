@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import apache
+from checks.hosts import engine as eng
+from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
+from checks.hosts.ssh_targets import LOGIN, Fleet
+from checks.hosts.token import PINS
 from zrunbook import ROOT, SNIPPETS
-from zrunbook.hosts import apache
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts.apache import TOKEN_KEY
-from zrunbook.hosts.ssh_targets import LOGIN, Fleet
-from zrunbook.hosts.token import PINS
 from zrunbook.verify.steps import BY_ID, STEPS
 
 PROFILE = SNIPPETS / "verify/site-profile.toml"

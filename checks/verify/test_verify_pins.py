@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import apache
+from checks.hosts import engine as eng
+from checks.hosts.apache import PIN_FILE, TOKEN_KEY
 from checks.hosts.plugin import SELECTED
+from checks.hosts.ssh_targets import LOGIN, Fleet
+from checks.hosts.token import LABEL, PINS, slot_of
 from zrunbook import ROOT, SNIPPETS
-from zrunbook.hosts import apache
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts.apache import PIN_FILE, TOKEN_KEY
-from zrunbook.hosts.ssh_targets import LOGIN, Fleet
-from zrunbook.hosts.token import LABEL, PINS, slot_of
 from zrunbook.verify import pins
 from zrunbook.verify.target import STEP_SECONDS
 

@@ -6,19 +6,19 @@ pages' own snippets in page order, in the Current and Ubuntu/Debian tabs (zrunbo
 from the pages): scripts run as root with the values a reader sets and the arguments the captions show,
 configuration files saved where the captions say. Steps a page declares for what the host lacks (IBM Z
 hardware, s390x, an IBM product) are passed over and listed. A chapter walked after others (its index page's
-``{walked} :after:``) starts where their walk ended (zrunbook/hosts/walks.py WALKED). Then each walk's outcome.
+``{walked} :after:``) starts where their walk ended (checks/hosts/walks.py WALKED). Then each walk's outcome.
 """
 
 import shlex
 
 import pytest
 
+from checks.hosts.steps import arch
+from checks.hosts.token import LABEL, PINS
+from checks.hosts.walks import SERVICE_USER, WALKED, walk
 from zrunbook import ROOT, walkthrough
 from zrunbook.crypto import token_flags
 from zrunbook.guide import outcomes
-from zrunbook.hosts.steps import arch
-from zrunbook.hosts.token import LABEL, PINS
-from zrunbook.hosts.walks import SERVICE_USER, WALKED, walk
 
 
 def token_slot(pkcsconf_t: str, label: str) -> str:

@@ -16,8 +16,8 @@ import statistics
 
 import pytest
 
-from zrunbook.hosts.util import output
-from zrunbook.was import liberty
+from checks.hosts import liberty
+from checks.hosts.util import output
 
 TARGET = f"localhost:{liberty.PORT}"
 

@@ -1,7 +1,7 @@
 """WAS chapter fixtures: Open Liberty on a container host (checks/was/test_liberty.py, checks/was/bench_liberty.py).
 
 ``liberty_host``: the amd64 host started from the WAS chapter's VERIFY_KEY state with the Open Liberty runtime
-(zrunbook/was/liberty.py) mounted read-only at /opt/wlp, pkcsslotd running and the page's files installed; its
+(checks/hosts/liberty.py) mounted read-only at /opt/wlp, pkcsslotd running and the page's files installed; its
 ``zr_netns`` is the container's network namespace, for a scan from this machine. ``running``: the same host with
 the token key's certificate signed by a test CA and the server started by the page's start-server.sh; it prints
 the start time. Parametrized over the native host only (ZR_HOSTS applies, checks/hosts/plugin.py).
@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from zrunbook.hosts.jsse import VERIFY_KEY
-from zrunbook.hosts.steps import start_pkcsslotd
-from zrunbook.hosts.util import output
-from zrunbook.was import liberty
+from checks.hosts import liberty
+from checks.hosts.jsse import VERIFY_KEY
+from checks.hosts.steps import start_pkcsslotd
+from checks.hosts.util import output
 
 NATIVE = "debian13-amd64"
 

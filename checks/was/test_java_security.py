@@ -1,5 +1,5 @@
 """The java.security fragments: provider numbering, the PKCS#11 provider after IBMJCEPlus in the current list and
-first in the study's, its configuration path on the same line (zrunbook/was/java_security.py), and the path the
+first in the study's, its configuration path on the same line (zrunbook/formats/java_security.py), and the path the
 same one the token configuration is installed as.
 """
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zrunbook import SNIPPETS
-from zrunbook.was import java_security
+from zrunbook.formats import java_security
 
 HERE = Path(__file__).resolve().parent
 

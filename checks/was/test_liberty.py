@@ -1,5 +1,5 @@
 """WebSphere Liberty with its key in the openCryptoki token, run for real: Open Liberty 26.0.0.3 (the open-source
-core of WebSphere Liberty, from Maven Central: zrunbook/was/liberty.py) on OpenJDK 21 with SunPKCS11, on the amd64
+core of WebSphere Liberty, from Maven Central: checks/hosts/liberty.py) on OpenJDK 21 with SunPKCS11, on the amd64
 host started from the WAS chapter's VERIFY_KEY state (token, token configuration, key generated in the token).
 
 The page's purpose has the same two parts as the WAS page's, checked with the same outcome checks against Liberty's
@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.token import PINS, slot_of
-from zrunbook.hosts.util import output
+from checks.hosts import liberty
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import PINS, slot_of
+from checks.hosts.util import output
 from zrunbook.shown_output import assert_shown_output, normalise_common
-from zrunbook.was import liberty
 
 START = "was/liberty/start-server.sh"
 FILES = ("was/liberty/server.xml", "was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security")

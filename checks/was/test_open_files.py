@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet, snippet_path
-from zrunbook.hosts.util import copy_to, output
+from checks.hosts.steps import run_snippet, snippet_path
+from checks.hosts.util import copy_to, output
 
 HERE = Path(__file__).resolve().parent
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.jsse import PKCS11_CHECK, SUNPKCS11_REJECTS, opencryptoki
+from checks.hosts.steps import State
+from checks.hosts.token import PINS, ready_token, slot_of
+from checks.hosts.util import compile_java, copy_to, output
 from zrunbook import ROOT, SNIPPETS
-from zrunbook.hosts.jsse import PKCS11_CHECK, SUNPKCS11_REJECTS, opencryptoki
-from zrunbook.hosts.steps import State
-from zrunbook.hosts.token import PINS, ready_token, slot_of
-from zrunbook.hosts.util import compile_java, copy_to, output
 
 HERE = Path(__file__).resolve().parent
 

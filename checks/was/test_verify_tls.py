@@ -1,5 +1,5 @@
 """The WAS chapter's outcome, checked for real against a stand-in for WebSphere's HTTPS transport: a Java HTTPS
-server (zrunbook/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11; zrunbook/hosts/jsse.py starts it) with the
+server (zrunbook/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11; checks/hosts/jsse.py starts it) with the
 page's token configuration at /etc/websphere/pkcs11-ica-token.cfg, its key generated IN the token by the page's
 generate-token-key.sh, the token's provider last in the provider list (the current java.security), and exactly
 the protocols and suites of set-ssl-config-current.py.
@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from zrunbook.hosts.jsse import (
+from checks.hosts.jsse import (
     AS_WAS,
     CONFIG,
     KEYSTORE_PASSWORD,
@@ -29,9 +29,9 @@ from zrunbook.hosts.jsse import (
     opencryptoki,
     start_server,
 )
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.token import PINS, slot_of
-from zrunbook.hosts.util import output
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import PINS, slot_of
+from checks.hosts.util import output
 from zrunbook.shown_output import assert_shown_output, normalise_common
 
 HANDSHAKE = "was/verify/check-tls-handshake.sh"

@@ -6,8 +6,8 @@ one; the provider list must match what the JVM itself reports (java -XshowSettin
 
 import pytest
 
-from zrunbook.hosts.steps import run_snippet, snippet_path
-from zrunbook.hosts.util import copy_to, output
+from checks.hosts.steps import run_snippet, snippet_path
+from checks.hosts.util import copy_to, output
 
 RUNNER = "was/java/run-in-websphere-java.sh"
 SCRIPT = "was/java/print-max-aes-key-length.py"

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import zrunbook
+from checks.hosts.steps import snippet_path
+from checks.hosts.util import copy_to, output
 from zrunbook import FACTS
 from zrunbook import facts as facts_tables
-from zrunbook.hosts.steps import snippet_path
-from zrunbook.hosts.util import copy_to, output
 
 HERE = Path(__file__).resolve().parent
 ZR = Path(zrunbook.__file__).resolve().parent

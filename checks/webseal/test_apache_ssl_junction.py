@@ -11,10 +11,10 @@ import hashlib
 
 import pytest
 
-from zrunbook.hosts.apache import TOKEN_KEY
-from zrunbook.hosts.junction import BACKEND, backend, get, measure, serve
-from zrunbook.hosts.steps import run_snippet
-from zrunbook.hosts.util import ok
+from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.junction import BACKEND, backend, get, measure, serve
+from checks.hosts.steps import run_snippet
+from checks.hosts.util import ok
 
 SNIPPETS = ("webseal/apache/apache-ssl-junction.conf", "webseal/apache/enable-proxy-modules.sh")
 pytestmark = pytest.mark.only_hosts("debian13-amd64")

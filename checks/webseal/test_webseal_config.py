@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from zrunbook import SNIPPETS
-from zrunbook.ihs import gskit
+from zrunbook.formats import gskit
 from zrunbook.webseal import labels, ldap_db, pdadmin, stanza
 
 ROOT = Path(__file__).resolve().parents[2]

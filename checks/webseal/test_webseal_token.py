@@ -1,13 +1,13 @@
 """Enabling the token for WebSEAL on a container host, with the crypto chapter's snippets.
 
 WebSEAL's user (ivmgr, in groups ivmgr and tivoli) joins pkcs11 and keeps its groups, and the token is
-initialised with the label the recommended webseald entries name (test PINs: zrunbook/hosts/token.py).
+initialised with the label the recommended webseald entries name (test PINs: checks/hosts/token.py).
 """
 
 import pytest
 
-from zrunbook.hosts.steps import snippet_path, start_pkcsslotd
-from zrunbook.hosts.token import PINS, ready_token
+from checks.hosts.steps import snippet_path, start_pkcsslotd
+from checks.hosts.token import PINS, ready_token
 from zrunbook.webseal import values
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
-from zrunbook.db2 import lsdasd
+from zrunbook.formats import lsdasd
 
 FACTS = FACTS_ROOT / "crypto" / "ap-hwtypes.csv"
 LSZCRYPT_2013 = re.compile(

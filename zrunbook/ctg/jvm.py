@@ -19,7 +19,7 @@ import javaproperties
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
-from zrunbook.was import java_security
+from zrunbook.formats import java_security
 
 FACTS = FACTS_ROOT / "ctg" / "jvm-options.csv"
 CCA = "com.ibm.crypto.hdwrCCA.provider.IBMJCECCA"

@@ -1,13 +1,14 @@
 """Numbers the Db2 pages state, computed at build time from the snippets (never typed in the prose).
 
 Used as {value}`db2:<function>` on the pages. Each function parses a snippet with the same code the
-checks use (zrunbook/db2/clp.py, zrunbook/db2/ipc.py) and returns the text to show.
+checks use (zrunbook/formats/clp.py, zrunbook/db2/ipc.py) and returns the text to show.
 """
 
 from __future__ import annotations
 
 from zrunbook import SNIPPETS
-from zrunbook.db2 import clp, ipc
+from zrunbook.db2 import ipc
+from zrunbook.formats import clp
 
 LOGS = "db2/logs/set-log-params.clp"
 LOGS_2013 = "db2/logs/set-log-params-2013.sh"
@@ -102,8 +103,7 @@ DEPENDS_ON.append(f"snippets/{LSDASD}")
 
 
 def _lsdasd():
-    from zrunbook.db2 import lsdasd
-
+    from zrunbook.formats import lsdasd
     return lsdasd.parse((SNIPPETS / LSDASD).read_text(encoding="utf-8"))
 
 
@@ -112,8 +112,7 @@ def hyperpav_alias_count() -> str:
 
 
 def dasd_cylinders() -> str:
-    from zrunbook.db2 import lsdasd
-
+    from zrunbook.formats import lsdasd
     (base,) = [d for d in _lsdasd() if d.status != "alias"]
     return f"{base.blocks // lsdasd.BLOCKS_PER_CYLINDER}"
 

@@ -79,8 +79,7 @@ def current_with_driver(distro: str, fragment: str | None = None) -> str:
 def file_problems(path: Path) -> list[str]:
     """The checker registry's entry point: a file that names openCryptoki's library names the one the
     distribution's IHS fragment names; a script that looks for it looks for exactly each distribution's."""
-    from zrunbook.ihs import gskit
-
+    from zrunbook.formats import gskit
     text = path.read_text(encoding="utf-8")
     wanted = {d: library(d) for d in DISTROS}
     if path.suffix == ".sh":

@@ -15,7 +15,6 @@ DEPENDS_ON = [f"snippets/{LIBERTY_SERVER}", "zrunbook/was/liberty.py"]
 
 def liberty_version() -> str:
     from zrunbook.was import liberty
-
     return liberty.VERSION
 
 

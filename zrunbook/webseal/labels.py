@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from zrunbook import SNIPPETS
-from zrunbook.ihs import gskit
+from zrunbook.formats import gskit
 from zrunbook.webseal import stanza
 
 IHS_CERT = "ihs/gskit/create-token-certificate.sh"

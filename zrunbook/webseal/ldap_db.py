@@ -1,6 +1,6 @@
 """The directory server's Db2 database (WebSEAL chapter): the Db2 chapter's CLP validator plus the statements it lacks.
 
-``validate(text, version)`` runs ``zrunbook.db2.clp.validate`` (shell or CLP script, the Db2 chapter's facts) and
+``validate(text, version)`` runs ``zrunbook.formats.clp.validate`` (shell or CLP script, the Db2 chapter's facts) and
 then handles what that validator reports as unknown because the Db2 chapter does not use it: CREATE DATABASE,
 CREATE BUFFERPOOL, CREATE TABLESPACE, UPDATE DBM CFG, and the keywords APPLHEAPSZ, DBHEAP and DB2COMM. Those
 are checked against ``facts/webseal/ldap-db2-statements.csv`` (with sources). Across statements it
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
-from zrunbook.db2 import clp
+from zrunbook.formats import clp
 
 FACTS = FACTS_ROOT / "webseal" / "ldap-db2-statements.csv"
 UNKNOWN = re.compile(r"^line (\d+): unknown command (.+) \(not in this validator's facts\)$")

@@ -23,7 +23,7 @@ from pathlib import Path
 from zrunbook import FACTS as FACTS_ROOT
 from zrunbook import facts as facts_tables
 from zrunbook import shell
-from zrunbook.ihs.gskit import defaults, expand
+from zrunbook.formats.gskit import defaults, expand
 
 FACTS = FACTS_ROOT / "webseal" / "pdadmin-commands.csv"
 HEREDOC = re.compile(r"<<-?\s*'?\"?([A-Za-z_][A-Za-z0-9_]*)'?\"?")

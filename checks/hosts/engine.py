@@ -1,14 +1,14 @@
 """Container engine for the runbook's container hosts: detection, base and host images, containers.
 
 Everything here is lazy: importing this module runs nothing. The pytest plugin
-(``checks/hosts/plugin.py``) calls it from session fixtures; ``python -m zrunbook.hosts.engine`` builds
+(``checks/hosts/plugin.py``) calls it from session fixtures; ``python -m checks.hosts.engine`` builds
 images or sweeps leftovers by hand (``build [HOST...]``, ``sweep``, ``tags``, ``remove-prefix PREFIX``).
 
 Images
     ``<prefix>/base-debian13-<arch>:<hash>``: a Debian 13 root file system. ``debian:trixie`` when the
     engine can pull it, otherwise ``debootstrap --variant=minbase`` from the machine's Debian mirror and
     ``import`` (the usual case: no registry is reachable). The hash covers the recipe, not the mirror.
-    ``<prefix>/<host>:<hash>``: ``zrunbook/hosts/Containerfile`` built on that base. The hash covers the
+    ``<prefix>/<host>:<hash>``: ``checks/hosts/Containerfile`` built on that base. The hash covers the
     Containerfile and every build argument (base tag, architecture, mirror). An image whose tag exists
     is never rebuilt. ``<prefix>`` is ``zrunbook`` unless ``ZR_IMAGE_PREFIX`` says otherwise (the
     benchmark uses its own prefix for cold builds, so it never deletes the real cache).
@@ -51,8 +51,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from checks.hosts import mirror as mir
 from zrunbook import ROOT, SNIPPETS  # noqa: F401  (SNIPPETS: engine.SNIPPETS for the pool and the tests)
-from zrunbook.hosts import mirror as mir
 
 REPO = ROOT
 CONTAINERFILE = Path(__file__).resolve().parent / "Containerfile"
@@ -76,7 +76,7 @@ BASE_RECIPE = {"suite": SUITE, "variant": "minbase", "recipe": 1}
 # The suites the Containerfile reads for each architecture (s390x: sid for openssl-ibmca 2.x).
 IMAGE_SUITES = {"amd64": (SUITE,), "s390x": (SUITE, "sid")}
 # Image label saying whether every Debian index the image was built from verified against its signed
-# Release ("verified") or not ("unverified: <which index, sizes, hashes>"); see zrunbook/hosts/mirror.py.
+# Release ("verified") or not ("unverified: <which index, sizes, hashes>"); see checks/hosts/mirror.py.
 INDEX_LABEL = "zrunbook.index"
 # Containerfile ARGs left out of the tag's hash: set only for a build through the index fallback (the
 # image is the same recipe; its INDEX_LABEL records the difference).
@@ -412,7 +412,7 @@ class Engine:
         if os.geteuid() != 0:
             raise PrerequisiteError(
                 f"The base image {tag} must be built with debootstrap, which needs root: run the checks "
-                f"once as root (or build it with `sudo python -m zrunbook.hosts.engine build {spec.name}`)."
+                f"once as root (or build it with `sudo python -m checks.hosts.engine build {spec.name}`)."
             )
         mirror = debian_mirror()
         checks = index_plan(spec, (SUITE,))
@@ -605,7 +605,7 @@ def main(argv: list[str]) -> int:
         for lock in workdir().glob(f"{rest[0]}_*.lock"):
             lock.unlink()
     else:
-        print("usage: python -m zrunbook.hosts.engine build [HOST...] | build-walkthrough [HOST...] | tags [HOST...] "
+        print("usage: python -m checks.hosts.engine build [HOST...] | build-walkthrough [HOST...] | tags [HOST...] "
               "| sweep | remove-prefix PREFIX",
               file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """Run the TLS measurement harness on the debian13-amd64 container host and keep its output.
 
-``python -m zrunbook.results.bench [--runs N] [--seconds S]`` starts one container from the runbook's
+``python -m checks.hosts.bench_tls [--runs N] [--seconds S]`` starts one container from the runbook's
 debian13-amd64 image (no network), runs ``snippets/results/measure-tls.sh`` in it against the IHS
 chapter's Apache site (``snippets/ihs/apache/apache-tls-openssl.conf``), and writes what it printed and
 the three files it made to ``snippets/results/measured/debian13-amd64/``. The results page is built
@@ -16,7 +16,7 @@ import signal
 import sys
 import uuid
 
-from zrunbook.hosts import engine as eng
+from checks.hosts import engine as eng
 
 HOST = "debian13-amd64"
 SITE = "/snippets/ihs/apache/apache-tls-openssl.conf"

@@ -3,7 +3,7 @@
 * ``READER``: what the pages ask a reader to set (service user, token label and PINs, the test CA's file).
 * ``walk(host, *chapters, extra=None)``: the service user created (the crypto page's stated precondition), then
   each chapter's steps in page order (zrunbook.walkthrough.walk_chapter), stopping at the first that fails.
-* ``WALKED[chapter]``: a clean-host State (zrunbook/hosts/steps.py) in which the chapter and those before it
+* ``WALKED[chapter]``: a clean-host State (checks/hosts/steps.py) in which the chapter and those before it
   (``walk_order``) have been walked, so that a later chapter's walk starts there instead of repeating theirs:
   the IHS walk starts where the crypto walk ended, the WebSEAL walk where the IHS walk did. Its tag hashes
   the pages of those chapters and every snippet folder they name, so a changed page walks again. After a
@@ -15,10 +15,10 @@ from __future__ import annotations
 import shlex
 from pathlib import PurePosixPath
 
+from checks.hosts.apache import QEMU_SIGALGS
+from checks.hosts.steps import State, arch
+from checks.hosts.token import LABEL, PINS
 from zrunbook import ROOT, walkthrough
-from zrunbook.hosts.apache import QEMU_SIGALGS
-from zrunbook.hosts.steps import State, arch
-from zrunbook.hosts.token import LABEL, PINS
 
 SERVICE_USER = "wasadmin"
 READER = {"SERVICE_USER": SERVICE_USER, "TOKEN_LABEL": LABEL, "CA_FILE": "/root/test-ca/ca.crt", **PINS}

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zrunbook.hosts import engine as eng
+from checks.hosts import engine as eng
 
 
 def snippet_path(path: str) -> str:
@@ -28,7 +28,7 @@ def snippet_path(path: str) -> str:
 
 
 def arch(host) -> str:
-    """The Debian architecture of the container host (zrunbook/hosts/engine.py HOSTS)."""
+    """The Debian architecture of the container host (checks/hosts/engine.py HOSTS)."""
     return eng.HOSTS[host.zr_name].arch
 
 
@@ -114,7 +114,7 @@ class State:
     snippets: tuple[str, ...] = ()
     stop: Callable[[object], None] = stop_pkcsslotd
     files: tuple[str, ...] = ()  # other repository files prepare reads (a check's Java source, a walk's pages)
-    clean: bool = False  # made on the clean walkthrough host instead of the check host (zrunbook/hosts/walks.py)
+    clean: bool = False  # made on the clean walkthrough host instead of the check host (checks/hosts/walks.py)
 
     def modules(self) -> list[Path]:
         """The project's Python files the preparation runs: where prepare, resume and stop are defined, and the

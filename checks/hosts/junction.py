@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from zrunbook.hosts.apache import CA, enable_site, start, token_key
-from zrunbook.hosts.steps import run_snippet
-from zrunbook.hosts.util import ok
+from checks.hosts.apache import CA, enable_site, start, token_key
+from checks.hosts.steps import run_snippet
+from checks.hosts.util import ok
 
 SITE = "webseal/apache/apache-ssl-junction.conf"
 BACKEND = "/etc/zr-backend"

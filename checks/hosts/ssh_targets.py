@@ -11,7 +11,7 @@ here turns host key checking off). The containers keep ``--network none``: ssh r
 pipe. ``inventory(groups)`` writes an Ansible YAML inventory of the targets (plus any extra entries, such as
 a name no container has or a wrong key, for the bad-input checks).
 
-Which services a target runs is the caller's: zrunbook/hosts/apache.py's token site (a good target) or its
+Which services a target runs is the caller's: checks/hosts/apache.py's token site (a good target) or its
 key-in-a-file site (the misconfigured one).
 """
 
@@ -22,8 +22,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zrunbook.hosts.engine import SNIPPETS_IN_CONTAINER
-from zrunbook.hosts.util import ok
+from checks.hosts.engine import SNIPPETS_IN_CONTAINER
+from checks.hosts.util import ok
 
 LOGIN = "zrops"
 

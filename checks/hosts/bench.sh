@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of the container hosts (issue 3's numbers), rerunnable by anyone; run from anywhere.
 #
-#   zrunbook/hosts/bench.sh [WHAT] [RUNS]
+#   checks/hosts/bench.sh [WHAT] [RUNS]
 #     cold    cold image builds (debootstrap or pull, import, Containerfile) of both hosts, each under a
 #             throw-away image prefix so the real cache is neither used nor deleted; targets
 #             amd64 <= 180 s, s390x <= 360 s. Needs root (debootstrap). RUNS defaults to 1 here.
@@ -74,24 +74,24 @@ per_host() {
 
 cold_build() {
   local prefix="zrbench$$-$2" t
-  t=$(ZR_IMAGE_PREFIX=$prefix timed "$python" -m zrunbook.hosts.engine build "$1") || { remove_prefix "$prefix"; return 1; }
+  t=$(ZR_IMAGE_PREFIX=$prefix timed "$python" -m checks.hosts.engine build "$1") || { remove_prefix "$prefix"; return 1; }
   remove_prefix "$prefix"
   echo "$t"
 }
 
 remove_prefix() {  # through the engine the checks detect (Docker or Podman), not a fixed client
-  "$python" -m zrunbook.hosts.engine remove-prefix "$1" >/dev/null
+  "$python" -m checks.hosts.engine remove-prefix "$1" >/dev/null
 }
 
 cached_suite() {
   # Build first if needed, so that the timed run sees a cached image.
-  "$python" -m zrunbook.hosts.engine build "$1" >/dev/null
+  "$python" -m checks.hosts.engine build "$1" >/dev/null
   ZR_HOSTS=$1 timed "$python" -m pytest -q -p checks.hosts.plugin -k "$1" "${extra[@]}" checks
 }
 
 bench_one() {
   local times run
-  "$python" -m zrunbook.hosts.engine build debian13-amd64 >/dev/null
+  "$python" -m checks.hosts.engine build debian13-amd64 >/dev/null
   times=()
   for ((run = 1; run <= ${runs:-3}; run++)); do
     times+=("$(ZR_HOSTS=debian13-amd64 timed "$python" -m pytest -q -p checks.hosts.plugin "$one_test")")

@@ -3,7 +3,7 @@
 ``PKCS11_CHECK``: zrunbook/was/Pkcs11Check.java, which loads token configuration files into SunPKCS11 (the
 strictest parser of IBMPKCS11Impl's format at hand); ``SUNPKCS11_REJECTS``: what it says about each study
 mistake under checks/was/bad/ (the WAS and errata checks both assert it).
-``VERIFY_KEY``: a prepared state (steps.State) with the token ready for wasadmin (zrunbook/hosts/token.py),
+``VERIFY_KEY``: a prepared state (steps.State) with the token ready for wasadmin (checks/hosts/token.py),
 the WAS page's token configuration at /etc/websphere/pkcs11-ica-token.cfg and the server's key and certificate
 generated IN the token by the page's generate-token-key.sh; ``start_server(host)`` starts
 zrunbook/was/TokenHttpsServer.java on 9443 with the protocols and suites set-ssl-config-current.py gives
@@ -17,11 +17,11 @@ from __future__ import annotations
 import ast
 import re
 
+from checks.hosts import engine as eng
+from checks.hosts.steps import State, snippet_path
+from checks.hosts.token import PINS, ready_token, slot_of
+from checks.hosts.util import compile_java, copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.hosts import engine as eng
-from zrunbook.hosts.steps import State, snippet_path
-from zrunbook.hosts.token import PINS, ready_token, slot_of
-from zrunbook.hosts.util import compile_java, copy_to, output
 from zrunbook.ihs.distro_paths import library, on_host
 
 PKCS11_CHECK = "zrunbook/was/Pkcs11Check.java"

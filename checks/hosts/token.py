@@ -17,8 +17,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from zrunbook.hosts.steps import arch, run_snippet, snippet_path, start_pkcsslotd
-from zrunbook.hosts.util import output
+from checks.hosts.steps import arch, run_snippet, snippet_path, start_pkcsslotd
+from checks.hosts.util import output
 
 INIT = "crypto/token/init-token.sh"
 ADD_USER = "crypto/pkcs11-group/add-user-to-pkcs11-group.sh"

@@ -2,16 +2,16 @@
 
 ``serve_files(host, site)``: the page's test CA and a server certificate signed by it (key in a file), the
 site snippet enabled and httpd started by the page's own site step. ``serve_token(host)``: the token form: the
-crypto chapter's token made ready for httpd's user (zrunbook/hosts/token.py), the key generated in the token
+crypto chapter's token made ready for httpd's user (checks/hosts/token.py), the key generated in the token
 and the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set with
 this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``serve_token_ecdsa(host)``: the same with the ECDSA P-256 key added to the token and the two-key site.
 ``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
-``try_export(host, key_label)`` runs zrunbook/hosts/token_export.py as httpd's user with the page's PIN file
+``try_export(host, key_label)`` runs checks/hosts/token_export.py as httpd's user with the page's PIN file
 (the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
 decrypts a successful wrap outside the token with openssl and returns the public key of what came out.
 
-Test data (PINs) lives in zrunbook/hosts/token.py, never in snippets/. The hosts are Debian, so the token
+Test data (PINs) lives in checks/hosts/token.py, never in snippets/. The hosts are Debian, so the token
 form installs the Ubuntu/Debian OpenSSL configuration (byte for byte on s390x, with the host's triplet on
 amd64: zrunbook/ihs/distro_paths.py) and the key step finds Debian's openCryptoki library by itself.
 """
@@ -24,10 +24,10 @@ import re
 import shlex
 from pathlib import Path
 
+from checks.hosts.steps import State, snippet_path
+from checks.hosts.token import LABEL, ready_token, token_env
+from checks.hosts.util import copy_to, ok
 from zrunbook import SNIPPETS
-from zrunbook.hosts.steps import State, snippet_path
-from zrunbook.hosts.token import LABEL, ready_token, token_env
-from zrunbook.hosts.util import copy_to, ok
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 
 CA = "/root/zr-test-ca"
