@@ -179,7 +179,8 @@ def test_a_server_that_does_not_allow_tls_13_is_refused(cli):
     result, hello = run(host, "TRADETLS", cfg=copied(host, CFG, "db2dsdriver.cfg"), server_args="-tls1_2")
     assert offered(hello, names)[0] == ("TLSv1.3",)
     assert "CIPHER is" not in hello
-    assert_refused(result, "sqlccSSLSocketSetup", "the TLS handshake failed")
+    assert_refused(result, '"sqlccSSLSocketSetup".  Protocol specific error code(s): "446:70"',  # alert 70: version
+                   "the TLS handshake failed")
 
 
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
