@@ -40,12 +40,11 @@ def wheel() -> Path:
 def folder() -> Path:
     """The wheel's clidriver/ and ibm_db.libs/, unpacked once (file modes kept: db2cli must stay executable)."""
     dest = CACHE / f"ibm_db-{VERSION}"
-    done = dest / ".unpacked"
-    source = wheel()
+    done = dest / ".unpacked"  # holds the SHA-256 of the wheel it came from: a new pin unpacks again
     with fetch.locked(dest):
         if done.exists() and done.read_text(encoding="utf-8") == SHA256:
             return dest
-        with zipfile.ZipFile(source) as whl:
+        with zipfile.ZipFile(wheel()) as whl:
             for info in whl.infolist():
                 if not info.filename.startswith(KEEP) or info.is_dir():
                     continue
