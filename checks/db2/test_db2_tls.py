@@ -19,7 +19,7 @@ import pytest
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import output
 from zrunbook import SNIPPETS
-from zrunbook.db2 import client_hello, jcc, values
+from zrunbook.db2 import client_hello, endpoint, jcc, values
 from zrunbook.formats import clp
 from zrunbook.shown_output import assert_shown_output, normalise_common
 
@@ -71,17 +71,6 @@ def test_the_validator_rejects_the_usual_tls_mistakes(bad, problem):
 # --- the client, for real -------------------------------------------------------------------------------------
 
 
-def pki(host) -> None:
-    """A CA, a server certificate it signed for localhost, and another CA the server has nothing to do with."""
-    host.run_expect([0], f"""mkdir -p {WORK} && cd {WORK} &&
-        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=zrunbook-db2-ca &&
-        openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=localhost &&
-        printf 'subjectAltName=DNS:localhost\\n' > san.ext &&
-        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext \\
-          -out server.pem &&
-        openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.pem -days 2 -subj /CN=another-ca""")
-
-
 def truststore(host, ca: str, store: str = "") -> None:
     result = host.run(f"TRUSTSTORE_PASSWORD={TRUSTSTORE_PASSWORD} bash {snippet_path(TRUSTSTORE)} {ca} {store}")
     assert result.rc == 0, output(result)
@@ -89,19 +78,11 @@ def truststore(host, ca: str, store: str = "") -> None:
 
 
 def connect(host, properties: str | None = None):
-    """The page's test script against a recording s_server; (driver result, s_server -msg output)."""
-    # setsid: the endpoint outlives this exec session (otherwise its stdin, the sleep, ends with it, and s_server
-    # drops the connection mid-handshake); the sleep is how long it keeps the connection open after the handshake
-    host.run_expect([0], f"setsid sh -c 'sleep 6 | openssl s_server -accept {PORT} -cert {WORK}/server.pem "
-                         f"-key {WORK}/server.key -msg -naccept 1 > {WORK}/hello.txt 2>&1' "
-                         "</dev/null >/dev/null 2>&1 &")
-    host.run_expect([0], f"for i in $(seq 100); do ss -ltn | grep -q ':{PORT} ' && exit 0; sleep 0.1; done; exit 1")
+    """The page's test script against the recording endpoint; (driver result, s_server -msg output)."""
     props = f" {properties}" if properties else ""
-    result = host.run(f"JCC_JAR={jcc.IN_CONTAINER}/jcc-{jcc.VERSION}.jar DB_USER=db2inst1 DB_PASSWORD={DB_PASSWORD} "
-                      f"TRUSTSTORE_PASSWORD={TRUSTSTORE_PASSWORD} bash {snippet_path(TEST)} localhost:{PORT} "
-                      f"TRADEDB{props}")
-    host.run_expect([0], f"for i in $(seq 200); do ss -ltn | grep -q ':{PORT} ' || exit 0; sleep 0.1; done; exit 1")
-    return result, host.file(f"{WORK}/hello.txt").content.decode("latin-1")  # s_server echoes the DRDA bytes
+    return endpoint.recorded(host, WORK, PORT, f"JCC_JAR={jcc.IN_CONTAINER}/jcc-{jcc.VERSION}.jar DB_USER=db2inst1 "
+                             f"DB_PASSWORD={DB_PASSWORD} TRUSTSTORE_PASSWORD={TRUSTSTORE_PASSWORD} "
+                             f"bash {snippet_path(TEST)} localhost:{PORT} TRADEDB{props}")
 
 
 def variant(host, name: str, edit: str) -> str:
@@ -113,7 +94,7 @@ def variant(host, name: str, edit: str) -> str:
 
 @pytest.fixture
 def client(jdbc_host):
-    pki(jdbc_host)
+    endpoint.pki(jdbc_host, WORK)
     truststore(jdbc_host, f"{WORK}/ca.pem")
     names = client_hello.names(jdbc_host.check_output("openssl ciphers -V -stdname 'ALL:COMPLEMENTOFALL'"))
     return jdbc_host, names

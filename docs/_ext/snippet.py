@@ -39,6 +39,7 @@ KINDS: list[tuple[str, str]] = [
     ("*.sudoers", "text"),
     ("*.security", "properties"),
     ("*.properties", "properties"),
+    ("db2dsdriver*.cfg", "xml"),
     ("*.cfg", "text"),
     ("*.conf", "ini"),
     ("*.cnf", "ini"),

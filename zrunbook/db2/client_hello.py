@@ -65,6 +65,8 @@ def parse(text: str) -> Offer | None:
     return Offer(tuple(c for c in codes if c not in SCSV), tuple(versions))
 
 
+# TLS 1.3 suites (RFC 8446, B.4) that ``openssl ciphers`` does not list by default; GSKit offers them
+TLS13_CCM = {0x1304: "TLS_AES_128_CCM_SHA256", 0x1305: "TLS_AES_128_CCM_8_SHA256"}
 CIPHER_LINE = re.compile(r"^\s*0x([0-9A-F]{2}),0x([0-9A-F]{2})\s+-\s+(\S+)", re.M)
 
 
@@ -72,7 +74,7 @@ def names(openssl_ciphers_v: str) -> dict[int, str]:
     """Code -> IANA name from ``openssl ciphers -V -stdname``.
 
     Its lines look like ``0x13,0x02 - TLS_AES_256_GCM_SHA384 - ...``."""
-    return {int(a + b, 16): name for a, b, name in CIPHER_LINE.findall(openssl_ciphers_v)}
+    return TLS13_CCM | {int(a + b, 16): name for a, b, name in CIPHER_LINE.findall(openssl_ciphers_v)}
 
 
 # Db2's SSL_VERSIONS words and the protocol names of a ClientHello.
@@ -94,15 +96,22 @@ def promise_problems(offer: Offer | None, suite_names: dict[int, str], client: d
         extra, missing = sorted(set(offered) - set(wanted)), sorted(set(wanted) - set(offered))
         problems.append(f"the driver offered suites beyond sslCipherSuites {extra} or left out {missing}"
                         if wanted else f"no sslCipherSuites: the driver offered the JDK's defaults {offered}")
-    accepted = [DB2_VERSIONS[v] for v in server.get("SSL_VERSIONS", "").upper().split(",") if v in DB2_VERSIONS]
-    older = [v for v in offer.versions if v not in accepted]
-    if older:
-        problems.append(f"the driver offered {older}, which the server's SSL_VERSIONS {accepted} does not accept")
-    if accepted and accepted[0] not in offer.versions:
-        problems.append(f"the driver did not offer {accepted[0]}, the highest protocol the server accepts")
+    problems += version_problems(offer, server)
     specs = set(server.get("SSL_CIPHERSPECS", "").upper().split(","))
     tls12 = [s for s in offered if s.startswith("TLS_") and "_WITH_" in s]
     outside = [s for s in tls12 if s not in specs]
     if specs != {""} and outside:
         problems.append(f"TLS 1.2 suites offered that the server's SSL_CIPHERSPECS does not allow: {outside}")
+    return problems
+
+
+def version_problems(offer: Offer, server: dict[str, str]) -> list[str]:
+    """The protocols offered against the server's SSL_VERSIONS: none it does not accept, and its highest among them."""
+    accepted = [DB2_VERSIONS[v] for v in server.get("SSL_VERSIONS", "").upper().split(",") if v in DB2_VERSIONS]
+    problems = []
+    older = [v for v in offer.versions if v not in accepted]
+    if older:
+        problems.append(f"the driver offered {older}, which the server's SSL_VERSIONS {accepted} does not accept")
+    if accepted and accepted[0] not in offer.versions:
+        problems.append(f"the driver did not offer {accepted[0]}, the highest protocol the server accepts")
     return problems

@@ -161,3 +161,24 @@ def jdbc_cipher_suites() -> str:
 
     props = javaproperties.loads((SNIPPETS / JDBC).read_text(encoding="utf-8"))
     return _names(props["sslCipherSuites"])
+
+
+# --- the CLI driver the checks run (zrunbook/db2/clidriver.py: pinned, and its levels asserted by the checks) -------
+
+
+def cli_driver_level() -> str:
+    from zrunbook.db2 import clidriver
+
+    return clidriver.DB2_LEVEL.split()[-1].lstrip("v")
+
+
+def cli_gskit_level() -> str:
+    from zrunbook.db2 import clidriver
+
+    return clidriver.GSKIT
+
+
+def cli_wheel() -> str:
+    from zrunbook.db2 import clidriver
+
+    return f"ibm_db {clidriver.VERSION}"

@@ -88,6 +88,8 @@ OUTCOMES_NOT_VERIFIED = {
     "db2/kernel/load-ipc-sysctl.sh": "it installs a sysctl file and loads it: verify changes nothing on a host",
     "db2/tls/test-jdbc-tls-connection.sh": "it needs IBM's JDBC driver and a Db2 user's password on the host, which "
                                            "verify does not bring; run it from the page",
+    "db2/tls/test-cli-tls-connection.sh": "it needs IBM's CLI driver and a Db2 user's password on the host, which "
+                                          "verify does not bring; run it from the page",
     "crypto/secure-key/check-secure-key-token.sh": "the site profile names no CCA or EP11 token slot yet, and no check "
                                                    "host has one to prove the passing case; run it from the page",
     "crypto/fips/check-openssl-fips.sh": "the site profile does not record which services run in FIPS mode and with "
