@@ -65,6 +65,18 @@ def rows(path: Path) -> list[dict[str, str | None]]:
     return read_csv(path)[1]
 
 
+def measured(path: Path, columns: list[str]) -> tuple[list[dict], list[str]]:
+    """A measured-data file's rows, or the one problem that stops a validator: it cannot be read, or it is empty,
+    or its columns are not ``columns`` in that order. Returns (rows, []) or ([], [problem])."""
+    try:
+        data = rows(path)
+    except (OSError, csv.Error) as exc:
+        return [], [f"{path.name}: cannot read: {exc}"]
+    if not data or list(data[0]) != columns:
+        return [], [f"{path.name}: the columns must be {', '.join(columns)}"]
+    return data, []
+
+
 @cache
 def schema() -> dict[str, dict]:
     """Table name (path under facts/ without .csv) -> {"columns", "optional", "source"}."""

@@ -8,28 +8,24 @@ of N new TLS 1.3 connections one after another from openssl s_client (no session
 handshake); the server's CPU time is that of every httpd process (utime + stime from /proc, the parent's cutime and
 cstime for workers that ended). Then the same certificate type with its key in a file: a new key, signed by the
 same test CA, the site file's key URIs replaced by the file, httpd restarted, the same runs. Writes
-snippets/results/measured/token-cost.csv (one row per host, key and place) and prints the ratios.
+snippets/results/measured/token-cost.csv (one row per host, server, key and place; zrunbook/results/token_cost.py)
+and prints the ratios.
 On amd64 the token is openCryptoki's soft token (software RSA and ECDSA behind PKCS#11); on the s390x host it is the
 ICA token under qemu, whose figures say nothing about IBM Z hardware; Crypto Express was not measured.
 """
 
 from __future__ import annotations
 
-import csv
-import statistics
-
 import pytest
 
 from checks.hosts import apache
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.steps import arch, snippet_path
-from zrunbook import SNIPPETS
+from zrunbook.results import token_cost
 
-OUT = SNIPPETS / "results" / "measured" / "token-cost.csv"
 RUNS = 3
 COUNT = {"amd64": 600, "s390x": 40}  # handshakes per run (qemu runs s390x code many times slower)
 SITE = "/etc/apache2/sites-available/tls.conf"
-FIELDS = ("host", "key", "key_in", "runs", "handshakes_per_run", "median", "min", "max", "spread_percent", "unit")
 ROWS: list[dict] = []
 
 # utime + stime of every httpd process, and the parent's cutime + cstime (workers it reaped), in clock ticks
@@ -62,13 +58,10 @@ def measure(host, ca: str, sigalgs: str) -> list[float]:
 
 
 def record(host, key: str, key_in: str, rates: list[float]) -> float:
-    median = statistics.median(rates)
-    ROWS.append({"host": host.zr_name, "key": key, "key_in": key_in, "runs": RUNS,
-                 "handshakes_per_run": COUNT[arch(host)], "median": f"{median:.1f}", "min": f"{min(rates):.1f}",
-                 "max": f"{max(rates):.1f}", "spread_percent": f"{100 * (max(rates) - min(rates)) / median:.1f}",
-                 "unit": "full handshakes per server CPU-second"})
-    print(f"{host.zr_name} {key} key in {key_in}: {median:.0f} (runs {[round(r) for r in rates]})")
-    return median
+    row = token_cost.row(host.zr_name, "apache", key, key_in, COUNT[arch(host)], rates)
+    ROWS.append(row)
+    print(f"{host.zr_name} {key} key in {key_in}: {row['median']} (runs {[round(r) for r in rates]})")
+    return float(row["median"])
 
 
 def keys_in_files(host, ecdsa: bool) -> None:
@@ -107,15 +100,6 @@ def test_token_against_file_key(fresh_host):
 @pytest.fixture(scope="session", autouse=True)
 def write_csv():
     yield
-    if not ROWS:
-        return
-    kept = []
-    if OUT.exists():  # rows of hosts not measured in this run stay
-        hosts = {r["host"] for r in ROWS}
-        with OUT.open(encoding="utf-8") as fh:
-            kept = [r for r in csv.DictReader(fh) if r["host"] not in hosts]
-    with OUT.open("w", encoding="utf-8", newline="") as fh:
-        w = csv.DictWriter(fh, FIELDS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(sorted(kept + ROWS, key=lambda r: (r["host"], r["key"], r["key_in"])))
-    print(f"wrote {OUT}")
+    if ROWS:
+        token_cost.merge(token_cost.DATA, ROWS)
+        print(f"wrote {token_cost.DATA}")

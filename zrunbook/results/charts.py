@@ -191,9 +191,10 @@ def _token_cost(outdir: Path) -> list[Path]:
             ax.plot([low, high], [y, y], color="black", linewidth=1.2)
             ax.text(high * 1.01, y, f"{med:.0f}", va="center", fontsize=8)
     ax.set_yticks(range(len(pairs))[::-1],
-                  [f"{host}\n{token_cost.KEY_NAMES.get(key, key)}" for (host, key), _ in pairs], fontsize=8)
+                  [f"{token_cost.SERVER_NAMES.get(server, server)}, {host}\n{token_cost.KEY_NAMES.get(key, key)}"
+                   for (host, server, key), _ in pairs], fontsize=8)
     ax.set_xlabel(token_cost.UNIT, fontsize=9)
-    ax.set_title("Apache httpd: key in the openCryptoki token against a key file", fontsize=10)
+    ax.set_title("Key in the openCryptoki token against a key file", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     ax.spines[["top", "right"]].set_visible(False)
     return [_save(fig, outdir, "token-cost")]

@@ -13,6 +13,8 @@ import csv
 import statistics
 from pathlib import Path
 
+from zrunbook.facts import measured
+
 COLUMNS = ["targets", "run", "workers", "wall_s", "per_host_s", "steps_passed"]
 TARGETS = (1, 2, 4, 8)
 MIN_RUNS = 3
@@ -24,12 +26,9 @@ def rows(path: Path) -> list[dict]:
 
 
 def file_problems(path: Path) -> list[str]:
-    try:
-        data = rows(path)
-    except (OSError, csv.Error) as exc:
-        return [f"{path.name}: cannot read: {exc}"]
-    if not data or list(data[0]) != COLUMNS:
-        return [f"{path.name}: the columns must be {', '.join(COLUMNS)}"]
+    data, problems = measured(path, COLUMNS)
+    if problems:
+        return problems
     out = []
     for n in TARGETS:
         runs = [r for r in data if r["targets"] == str(n)]
