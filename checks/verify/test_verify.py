@@ -36,12 +36,15 @@ SITE_CA = "/etc/ssl/certs/zrunbook-site-ca.pem"  # the profile's ca_file
 APACHE_STEPS = {s.id for s in STEPS if s.part == "apache"}
 CHECKED = ("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
            "ihs/apache/check-session-resumption.sh", "verify/site-profile.toml", "crypto/verify/check-tls-protocols.sh",
-           "ihs/apache/check-token-site-files.sh", "verify/install-verify-account.sh", "verify/zrunbook-verify.sudoers")
+           "ihs/apache/check-token-site-files.sh", "verify/install-verify-account.sh", "verify/zrunbook-verify.sudoers",
+           "ihs/apache/check-hsts.sh")
 # The weakened target's faults, each a false pass of an earlier verify: TLS 1.0/1.1 back on (the server says
-# ServerHello, then cannot sign the old handshake with the token key), the PIN file 0644, no system include.
+# ServerHello, then cannot sign the old handshake with the token key), the PIN file 0644, no system include, key
+# caching left on, and no Strict-Transport-Security header (testssl.sh then rates the site A, not A+).
 WEAKEN = ("sed -i 's#</VirtualHost>#    SSLProtocol all\\n"
           "    SSLCipherSuite ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0\\n"
           "    SSLOpenSSLConfCmd MinProtocol TLSv1\\n</VirtualHost>#' /etc/apache2/sites-available/tls.conf"
+          " && sed -i '/Strict-Transport-Security/d' /etc/apache2/sites-available/tls.conf"
           " && apache2ctl graceful && sleep 2 && chmod 0644 /etc/ssl/private/apache-token.pin"
           " && sed -i -e '/^\\.include/d' -e '/^pkcs11-module-cache-keys/d' /etc/ssl/openssl-pkcs11.conf")
 # What verify may change on a target (the snapshot leaves these out): logs, the kernel's and the runtime's
@@ -172,14 +175,16 @@ def test_without_sudo_only_the_steps_needing_another_user_fail_and_say_so(fleet_
 
 
 @pytest.mark.snippet(*CHECKED, checker="verify")
-def test_the_weakened_target_fails_exactly_the_protocol_and_file_steps_with_every_reason(fleet_run):
+def test_the_weakened_target_fails_exactly_the_protocol_hsts_and_file_steps_with_every_reason(fleet_run):
     """Faults that an earlier verify passed: each is found, the file check's three in one message."""
     found = verdicts(fleet_run["out"])
     failed = {step for (host, step), r in found.items() if host == "weakened" and r["verdict"] == "failed"}
     # The TLS 1.0 probe makes the token fail a signature it cannot do; seen in one run of three: the worker that
     # failed it then reset later connections, so resumption failed too (pkcs11-provider 1.0; issue 35's subject).
-    assert {"apache-protocols", "apache-site-files"} <= failed <= \
-        {"apache-protocols", "apache-site-files", "apache-session-resumption"}, found
+    assert {"apache-protocols", "apache-site-files", "apache-hsts"} <= failed <= \
+        {"apache-protocols", "apache-site-files", "apache-hsts", "apache-session-resumption"}, found
+    said = found[("weakened", "apache-hsts")]["message"]
+    assert "answers without a Strict-Transport-Security header" in said, said
     said = found[("weakened", "apache-protocols")]["message"]
     assert "offers only TLS 1.0" in said
     assert "offers only TLS 1.1" in said

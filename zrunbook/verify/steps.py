@@ -65,6 +65,9 @@ STEPS: tuple[Step, ...] = (
     Step("apache-site-files", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: its OpenSSL configuration "
          "includes the system's policy, and its PIN file is root's alone", "apache",
          "ihs/apache/check-token-site-files.sh", ROOT, (), ()),
+    Step("apache-hsts", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: its answers tell browsers to use "
+         "HTTPS only for a year or more (Strict-Transport-Security)", "apache", "ihs/apache/check-hsts.sh", LOGIN,
+         ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
     Step("apache-session-resumption", "how-to/ihs/07-session-cache", "Apache httpd: returning clients resume "
          "their sessions (TLS 1.2 and 1.3)", "apache", "ihs/apache/check-session-resumption.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
