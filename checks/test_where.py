@@ -34,7 +34,7 @@ def test_a_validator_s_facts_table_is_named():
 
 def test_an_outcome_check_lists_its_negative_tests():
     found = where.where("crypto/verify/check-tls-protocols.sh")
-    assert any("test_the_weakened_target_fails_exactly_the_protocol_and_file_steps" in n for n in found.negatives)
+    assert any("test_the_weakened_target_fails_exactly_the_protocol_hsts_and_file_steps" in n for n in found.negatives)
 
 
 def test_a_test_path_lists_the_snippets_it_checks():
