@@ -183,6 +183,32 @@ def file_lock(name: str) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+# A tag another run on this machine used in the last LEASE_HOURS is kept by remove_stale_tags: two runs
+# from two checkouts whose snippets differ use two tags of the same state, and the one that builds its
+# tag must not delete the other's between its build and its first container.
+LEASE_HOURS = 12
+
+
+def lease_path(tag: str) -> Path:
+    return workdir() / "leases" / re.sub(r"[^A-Za-z0-9_.-]", "_", tag)
+
+
+def lease(tag: str) -> str:
+    """Record that this run uses tag (now); returns tag."""
+    path = lease_path(tag)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    return tag
+
+
+def leased(tag: str, now: float | None = None) -> bool:
+    try:
+        age = (time.time() if now is None else now) - lease_path(tag).stat().st_mtime
+    except FileNotFoundError:
+        return False
+    return age < LEASE_HOURS * 3600
+
+
 # --- machine facts -------------------------------------------------------------------------------
 
 
@@ -461,7 +487,7 @@ class Engine:
         (``containerfile=WALKTHROUGH_CONTAINERFILE``: the clean walkthrough host with its offline repository)."""
         check_binfmt(spec)
         containerfile = containerfile or CONTAINERFILE
-        tag = self.image_tag(spec, containerfile)
+        tag = lease(self.image_tag(spec, containerfile))
         if self.image_exists(tag):
             return tag
         base = self.ensure_base(spec)
@@ -512,10 +538,11 @@ class Engine:
         return set(self.run("images", "-q", "--no-trunc", "--filter", "dangling=true").stdout.split())
 
     def remove_stale_tags(self, tag: str) -> None:
-        """Remove the host image's older tags (earlier Containerfiles); base images are kept."""
+        """Remove the host image's older tags (earlier Containerfiles, earlier snippets) that no run on this
+        machine used in the last LEASE_HOURS (another checkout's run may be using one); base images are kept."""
         repo = tag.rsplit(":", 1)[0]
         tags = self.run("images", "--format", "{{.Repository}}:{{.Tag}}", repo).stdout.split()
-        stale = [t for t in tags if t != tag]
+        stale = [t for t in tags if t != tag and not leased(t)]
         if stale:
             self.run("rmi", *stale, check=False)
 

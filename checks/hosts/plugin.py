@@ -172,7 +172,7 @@ class HostPool:
         """The image of state on host_name, made now if no image has its inputs' tag (once per run)."""
         base = self.walkthrough_image(host_name) if state.clean else self.image(host_name)
         engine = self.engine()
-        tag = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
+        tag = eng.lease(f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}")
 
         def make() -> str:
             return tag if engine.image_exists(tag) else self._make_state(engine, host_name, state, tag)

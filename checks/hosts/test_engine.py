@@ -169,3 +169,33 @@ def test_collection_starts_no_engine_and_builds_nothing(tmp_path):
     assert "test_pkcsslotd_runs_after_start[debian13-amd64]" in proc.stdout
     assert time.monotonic() - t0 < 10
     assert not (tmp_path / "work").exists()
+
+
+class RecordingEngine(eng.Engine):
+    """An engine whose CLI lists the given tags and records every other call."""
+
+    def __init__(self, tags):
+        super().__init__("docker", "docker")
+        self.tags, self.calls = tags, []
+
+    def run(self, *args, **kwargs):
+        self.calls.append(args)
+        out = "\n".join(self.tags) if args[0] == "images" else ""
+        return subprocess.CompletedProcess(args, 0, out, "")
+
+
+def test_a_tag_another_run_uses_is_not_removed_as_stale(tmp_path, monkeypatch):
+    """Two checkouts with different snippets run at once: each builds its own tag of a state, and the
+    one that finishes first must not delete the other's tag (it once cost a run 39 errors)."""
+    monkeypatch.setenv("ZR_WORKDIR", str(tmp_path))
+    repo = "zrunbook/debian13-amd64-token"
+    mine, theirs, old = f"{repo}:aaa", f"{repo}:bbb", f"{repo}:ccc"
+    eng.lease(mine)
+    eng.lease(theirs)
+    eng.lease(old)
+    past = time.time() - (eng.LEASE_HOURS * 3600 + 60)
+    os.utime(eng.lease_path(old), (past, past))
+    engine = RecordingEngine([mine, theirs, old, f"{repo}:ddd"])
+    engine.remove_stale_tags(mine)
+    removed = [c for c in engine.calls if c[0] == "rmi"]
+    assert removed == [("rmi", old, f"{repo}:ddd")]
