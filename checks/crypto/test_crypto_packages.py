@@ -19,6 +19,7 @@ VERIFY = "crypto/packages/verify-packages.sh"
 
 
 
+@pytest.mark.arch_dependent("the package set differs: libica and the ICA token on s390x")
 @pytest.mark.snippet(INSTALL, checker="testinfra")
 def test_install_snippet_succeeds_offline_and_leaves_the_packages_installed(fresh_host):
     result = run_snippet(fresh_host, INSTALL)
@@ -52,6 +53,7 @@ def test_pkcsslotd_runs_after_start(fresh_host):
     assert fresh_host.file("/run/opencryptoki/pkcsslotd.socket").is_socket
 
 
+@pytest.mark.arch_dependent("the ICA token on s390x, the soft token elsewhere")
 def test_pkcsconf_lists_the_token_of_the_architecture(fresh_host):
     start_pkcsslotd(fresh_host)
     result = fresh_host.run("pkcsconf -t")

@@ -34,6 +34,7 @@ def leave_token_without_user_pin(host) -> None:
     host.run_expect([0], f"{token_env(TOKEN_SLOT=slot_of(host), TOKEN_INITIAL_SO_PIN=FACTORY_SO_PIN)} bash -c {script}")
 
 
+@pytest.mark.arch_dependent("the ICA token (libica) on s390x, the soft token elsewhere")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_init_token_leaves_a_ready_token_with_no_pin_to_be_changed(fresh_host):
     start_pkcsslotd(fresh_host)

@@ -36,6 +36,7 @@ def check(host, conf: str | None):
     return host.run(f"runuser -u www-data -- bash {snippet_path(CHECK)} {conf or ''}")
 
 
+@pytest.mark.arch_dependent("the FIPS provider's s390x build uses CPACF code paths")
 @pytest.mark.snippet(INSTALL, ENABLE, CONF, CHECK, checker="testinfra")
 def test_with_the_fips_configuration_openssl_answers_only_from_the_fips_provider(fresh_host):
     enable(fresh_host)

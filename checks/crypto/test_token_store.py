@@ -34,6 +34,7 @@ def store_key_as_wasadmin(host, slot: str, label: str):
 TOKEN_MEMBER = State("crypto-token-member", ready_token_and_member, snippets=("crypto",))
 
 
+@pytest.mark.arch_dependent("the ICA token's store on s390x, the soft token's elsewhere")
 @pytest.mark.from_state(TOKEN_MEMBER)
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_pkcs11_member_stores_keys_only_once_the_token_folders_are_opened(fresh_host):

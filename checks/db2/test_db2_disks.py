@@ -40,6 +40,7 @@ def test_udevadm_verify_rejects_a_broken_alias_rule(host, bad, message):
     assert message in result.stderr
 
 
+@pytest.mark.arch_dependent("chzdev and the DASD tools are s390-tools")
 @pytest.mark.snippet(CHZDEV, CHCCWDEV, checker="testinfra")
 @pytest.mark.parametrize("rel", [CHZDEV, CHCCWDEV])
 def test_alias_snippets_stop_with_a_plain_sentence_where_the_devices_are_missing(fresh_host, rel):

@@ -8,7 +8,7 @@
 #     cached  the whole host suite of one host with its image and prepared states cached
 #             (pytest -n 2 -k <host>; PYTEST_ARGS replaces -n 2): targets amd64 <= 60 s, s390x <= 150 s
 #     one     one host test on amd64, container start included: target <= 5 s
-#     whole   the whole `make check` (both hosts, guide, browser), warm: target <= 240 s
+#     whole   the whole `make check` (both hosts, guide, browser), warm: target <= 480 s (issue 30)
 #     all     cached and one (the default); cold and whole only when asked for
 #   RUNS defaults to 3. Prints each run and the median, min and max in seconds.
 #
@@ -106,11 +106,11 @@ bench_whole() {  # the whole `make check` (both hosts, guide, browser, PDF check
   for ((run = 1; run <= ${runs:-3}; run++)); do
     times+=("$(timed make check)")
   done
-  stats "whole make check" 240 "${times[@]}"
+  stats "whole make check" 480 "${times[@]}"
 }
 
 # Targets (issue "Fresh machine green"): a host suite with warm images and prepared states, two
-# xdist workers as make check uses: amd64 60 s, s390x 150 s; the whole make check 240 s.
+# xdist workers as make check uses: amd64 60 s, s390x 150 s; the whole make check 480 s (issue 30: eight minutes).
 case $what in
   cold) per_host "cold build" 180 360 1 cold_build ;;
   cached) per_host "cached suite" 60 150 3 cached_suite ;;

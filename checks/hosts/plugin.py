@@ -8,6 +8,11 @@ Fixtures
     state (token initialisation, usermod, files written).
     ``@pytest.mark.only_hosts("debian13-s390x")``: deselects (never skips) a host test's other hosts,
     for checks that only make sense on one architecture.
+    ``@pytest.mark.arch_dependent("why")``: a host test runs on the s390x host (under qemu, five to ten times
+    slower) only when its outcome can depend on the architecture, and says why: the ICA token and libica,
+    the ibmca provider, s390x library paths, packages that differ per architecture. Every other host test
+    runs on amd64 only (deselected on s390x, never skipped), and its badges say so. ``ZR_EVERY_HOST=1`` runs
+    every host test on every selected host.
     Each host object also carries ``zr_name`` (the host name) and ``zr_container`` (the container).
     ``zr_host_pool.start(host_name, *run_args, state=None)``: the one way a container is started (these
     fixtures, the prepared states, and a chapter's own fixture that needs ``docker run`` options such as
@@ -52,6 +57,12 @@ from checks.hosts.steps import State, run_snippet, snippet_path, start_pkcsslotd
 from checks.hosts.token import refuse_printed_pins
 
 ALL_HOSTS = tuple(eng.HOSTS)
+S390X = "debian13-s390x"
+
+
+def every_host() -> bool:
+    """ZR_EVERY_HOST=1: every host test on every selected host, arch_dependent or not."""
+    return os.environ.get("ZR_EVERY_HOST", "") not in ("", "0")
 STATE_LABEL = "zrunbook.state-result"  # the JSON a State's prepare returned
 
 
@@ -254,6 +265,10 @@ def pytest_configure(config):
         "markers", "only_hosts(*names): run this host test on these container hosts only (others deselected)"
     )
     config.addinivalue_line(
+        "markers", "arch_dependent(why): this host test's outcome can depend on the architecture: it also runs "
+        "on the s390x host (checks/hosts/plugin.py)"
+    )
+    config.addinivalue_line(
         "markers", "from_state(state): start fresh_host from this prepared State's image (checks/hosts/plugin.py)"
     )
     workerinput = getattr(config, "workerinput", None)
@@ -283,7 +298,14 @@ def pytest_collection_modifyitems(config, items):
         others = [v for v in (callspec.params.values() if callspec else ()) if isinstance(v, str) and v in ALL_HOSTS]
         unselected = any(v not in SELECTED for v in others)
         name = name if name is not None else next(iter(others), None)  # a module fixture's host (fleet_run, ...)
-        (drop if unselected or (marker and name is not None and name not in marker.args) else keep).append(item)
+        arch = item.get_closest_marker("arch_dependent")
+        if arch is not None and not (arch.args and str(arch.args[0]).strip()):
+            raise pytest.UsageError(f"{item.nodeid}: arch_dependent needs a reason: why the outcome can differ "
+                                    "on s390x")
+        on_s390x_only_if_declared = (name == S390X and not every_host() and arch is None
+                                     and not (marker and S390X in marker.args))
+        (drop if unselected or (marker and name is not None and name not in marker.args) or on_s390x_only_if_declared
+         else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

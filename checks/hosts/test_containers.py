@@ -1,10 +1,13 @@
 """What every container host gives a check: its architecture, no network, the snippets read-only."""
 
+import pytest
+
 from checks.hosts.steps import snippet_path
 
 ARCH = {"debian13-amd64": "x86_64", "debian13-s390x": "s390x"}
 
 
+@pytest.mark.arch_dependent("it checks the architecture itself")
 def test_the_host_runs_debian_13_on_its_architecture(host):
     assert host.system_info.distribution == "debian"
     assert host.system_info.release.startswith("13")

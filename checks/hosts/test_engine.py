@@ -199,3 +199,33 @@ def test_a_tag_another_run_uses_is_not_removed_as_stale(tmp_path, monkeypatch):
     engine.remove_stale_tags(mine)
     removed = [c for c in engine.calls if c[0] == "rmi"]
     assert removed == [("rmi", old, f"{repo}:ddd")]
+
+
+def _collect(*args, every_host=""):
+    env = dict(os.environ, ZR_ENGINE="/nonexistent/docker", ZR_HOSTS="", ZR_EVERY_HOST=every_host)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", *args],
+                          cwd=eng.REPO, env=env, capture_output=True, text=True, timeout=120)
+    return proc
+
+
+def test_the_s390x_host_runs_only_the_tests_declared_arch_dependent():
+    """Under qemu a test costs five to ten times what it costs on amd64: the s390x host runs the tests whose
+    outcome can differ there (declared, with a reason), every other host test runs on amd64 only, and
+    ZR_EVERY_HOST=1 brings the rest back."""
+    proc = _collect("checks/crypto/test_crypto_packages.py", "checks/verify/test_doctor.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ids = proc.stdout
+    assert "test_pkcsconf_lists_the_token_of_the_architecture[debian13-s390x]" in ids  # declared
+    assert "test_pkcsslotd_runs_after_start[debian13-amd64]" in ids
+    assert "test_pkcsslotd_runs_after_start[debian13-s390x]" not in ids  # not declared: amd64 only
+    assert "test_a_healthy_host_has_no_signature[debian13-s390x]" not in ids
+    every = _collect("checks/crypto/test_crypto_packages.py", every_host="1")
+    assert "test_pkcsslotd_runs_after_start[debian13-s390x]" in every.stdout, every.stdout + every.stderr
+
+
+def test_an_arch_dependent_mark_without_a_reason_is_a_usage_error(tmp_path):
+    test = tmp_path / "test_no_reason.py"
+    test.write_text("import pytest\n\n@pytest.mark.arch_dependent()\ndef test_x(host):\n    pass\n")
+    proc = _collect("-p", "checks.hosts.plugin", "--rootdir", str(eng.REPO), str(test))
+    assert proc.returncode != 0
+    assert "arch_dependent needs a reason" in proc.stdout + proc.stderr

@@ -30,6 +30,7 @@ def list_private_key(host, label: str) -> str:
                     f" --list-objects --type privkey --label {label}")
 
 
+@pytest.mark.arch_dependent("the ICA token on s390x")
 @pytest.mark.snippet(KEY_STEP, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_httpd_user_cannot_wrap_out_or_read_the_token_key(fresh_host):
@@ -52,6 +53,7 @@ def test_httpd_user_cannot_wrap_out_or_read_the_token_key(fresh_host):
     assert fresh_host.run("su -s /bin/sh www-data -c 'cat /etc/ssl/private/apache-token.pin'").rc != 0
 
 
+@pytest.mark.arch_dependent("the ICA token on s390x")
 @pytest.mark.snippet(KEY_STEP, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_key_generated_the_old_way_is_wrapped_out_and_the_key_step_refuses_it(fresh_host):

@@ -33,6 +33,7 @@ def current(host, driver: str, rhel_stand_in: bool = False) -> str:
     return ihs_root(host, main, includes={included(main): driver}, rhel_stand_in=rhel_stand_in)
 
 
+@pytest.mark.arch_dependent("the Ubuntu/Debian driver names a multiarch library path")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf",
                      checker="httpd-t")
 def test_current_configuration_with_the_ubuntu_debian_driver_passes_httpd_t(host):
@@ -42,6 +43,7 @@ def test_current_configuration_with_the_ubuntu_debian_driver_passes_httpd_t(host
     assert "Syntax OK" in result.stderr, output(result)
 
 
+@pytest.mark.arch_dependent("the Ubuntu/Debian driver names a multiarch library path")
 @pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="httpd-t")
 def test_httpd_t_rejects_the_ubuntu_debian_driver_naming_the_rhel_library(host):
     wrong = driver_fragment("ubuntu-debian").replace(library("ubuntu-debian"), library("rhel-sles"))

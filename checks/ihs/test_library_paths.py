@@ -104,6 +104,7 @@ def crypto_values(host):
     return [c.split()[c.split().index("-crypto") + 1] for c in calls]
 
 
+@pytest.mark.arch_dependent("the library path is the architecture's multiarch folder")
 @pytest.mark.snippet("ihs/gskit/create-token-certificate.sh", "ihs/gskit/list-token-certificates.sh",
                      checker="testinfra")
 def test_gskit_steps_pass_gskit_the_library_the_ubuntu_debian_driver_names(fresh_host):

@@ -71,6 +71,7 @@ def server_accepts_tls12(host, conf: str) -> bool:
     return "New, TLSv1.2, Cipher is " in client.stdout  # a refused client still prints "Protocol: TLSv1.2"
 
 
+@pytest.mark.arch_dependent("the configurations name the architecture's module path")
 @pytest.mark.parametrize("rel", [PKCS11_DEBIAN, PKCS11_RHEL])
 @pytest.mark.snippet(PKCS11_DEBIAN, PKCS11_RHEL, checker="testinfra")
 def test_pkcs11_provider_config_keeps_the_system_policy(fresh_host, rel):

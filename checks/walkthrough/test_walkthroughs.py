@@ -39,6 +39,7 @@ def test_each_walk_starts_where_the_chapters_before_it_ended():
     assert walkthrough.walk_order("was")[:-1] == walkthrough.walk_order("crypto")
 
 
+@pytest.mark.arch_dependent("the pages' s390x steps (libica, the ICA token) run only there")
 @pytest.mark.walk("crypto")
 def test_the_crypto_chapter_walks_on_a_clean_host(clean_host):
     walk(clean_host, "crypto")
@@ -54,6 +55,7 @@ def test_the_crypto_chapter_walks_on_a_clean_host(clean_host):
     assert stored.rc == 0, stored.stdout + stored.stderr
 
 
+@pytest.mark.arch_dependent("the token site is set up on the ICA token on s390x")
 @pytest.mark.walk("ihs")
 @pytest.mark.from_state(WALKED["crypto"])
 def test_the_apache_pages_walk_on_a_clean_host_after_the_crypto_chapter(clean_host):
@@ -76,6 +78,7 @@ def test_the_apache_pages_walk_on_a_clean_host_after_the_crypto_chapter(clean_ho
             assert attribute in listed.stdout, listed.stdout
 
 
+@pytest.mark.arch_dependent("the libraries Db2 loads are in the architecture's multiarch folder")
 @pytest.mark.walk("db2")
 def test_the_db2_chapter_walks_on_a_clean_host(clean_host):
     """What a Debian host can do of the Db2 chapter is its first page (its check is a step); the kernel page

@@ -95,6 +95,7 @@ def current_file(host_name):
     return DEBIAN if host_name == "debian13-s390x" else RHEL
 
 
+@pytest.mark.arch_dependent("the ICA token and its library path on s390x")
 @pytest.mark.snippet(RHEL, DEBIAN, checker="sunpkcs11")
 def test_token_config_logs_in_and_generates_an_rsa_key_in_the_token(results, fresh_host):
     for rel in (RHEL, DEBIAN):

@@ -72,6 +72,7 @@ def server(fresh_host):
     return fresh_host, start_server(fresh_host)
 
 
+@pytest.mark.arch_dependent("the key is in the ICA token on s390x")
 @pytest.mark.snippet(HANDSHAKE, checker="testinfra")
 @pytest.mark.snippet(HANDSHAKE_OUT, checker="output-regenerated")
 @pytest.mark.snippet(SSL_NOW, checker="testinfra")
@@ -88,6 +89,7 @@ def test_handshakes_use_the_current_suites_with_a_verified_certificate(server):
                             lambda t: normalise_common(re.sub(r"(start|expire) date: .*", r"\1 date: <date>", t)))
 
 
+@pytest.mark.arch_dependent("the key is in the ICA token on s390x")
 @pytest.mark.snippet(GENERATE, "was/pkcs11/ica-token-*.cfg", checker="testinfra")
 @pytest.mark.snippet(IN_TOKEN, checker="testinfra")
 def test_the_served_key_is_private_sensitive_never_extractable_and_made_in_the_token(server):
@@ -97,6 +99,7 @@ def test_the_served_key_is_private_sensitive_never_extractable_and_made_in_the_t
     assert "private, sensitive, never extractable, generated in the token" in result.stdout
 
 
+@pytest.mark.arch_dependent("the key is in the ICA token on s390x")
 @pytest.mark.snippet(SIGNS, checker="testinfra")
 @pytest.mark.snippet("was/pkcs11/java-security-providers-current.security", checker="testinfra")
 def test_every_handshake_signs_in_the_token_with_the_provider_last(server):
