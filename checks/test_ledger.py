@@ -100,6 +100,16 @@ def test_declarations_that_differ_from_the_collection_name_each_line(tmp_path):
     assert ledger.outdated(collected, declared, limit=1) == [f"+ b.sh  shellcheck  static  {T1}", "... and 1 more"]
 
 
+def test_a_check_on_s390x_keeps_its_reason_through_the_declarations(tmp_path):
+    path = tmp_path / "declarations.tsv"
+    why = "the ICA token on s390x"
+    coverage = {"a.sh": [{"checker": "testinfra", "host": "debian13-s390x", "test": T1, "why": why},
+                         {"checker": "testinfra", "host": "debian13-amd64", "test": T2}]}
+    ledger.save_declarations(coverage, path)
+    assert f"a.sh\ttestinfra\tdebian13-s390x\t{T1}\t{why}" in path.read_text().splitlines()
+    assert sorted(ledger.load_declarations(path)["a.sh"], key=str) == sorted(coverage["a.sh"], key=str)
+
+
 def test_a_malformed_declaration_line_is_an_error_naming_the_line(tmp_path):
     path = tmp_path / "declarations.tsv"
     path.write_text("# header\na.sh\tshellcheck\n")

@@ -27,6 +27,19 @@ def test_the_token_init_step_names_its_pages_tests_negatives_and_the_states_it_k
     assert "ihs-token-key" in {s.name for s in found.states}
 
 
+def test_a_check_on_the_s390x_host_says_why_it_runs_there_and_others_run_on_amd64_only():
+    """The s390x host runs only tests declared arch_dependent (checks/hosts/plugin.py); each says why."""
+    found = where.where("crypto/token/init-token.sh")
+    on_s390x = [c for c in found.checks if c["host"] == "debian13-s390x"]
+    assert on_s390x
+    assert all(c["why"] for c in on_s390x), on_s390x
+    said = where.report("crypto/token/init-token.sh")
+    assert "(on s390x because the ICA token (libica) on s390x, the soft token elsewhere)" in said
+    doctor = where.report("checks/verify/test_doctor.py")
+    assert "debian13-amd64" in doctor
+    assert "debian13-s390x" not in doctor  # nothing in it differs by architecture
+
+
 def test_a_validator_s_facts_table_is_named():
     found = where.where("db2/bufferpool/set-buffer-pool.clp")
     assert "facts/db2/clp-keywords.csv" in found.facts, found.facts

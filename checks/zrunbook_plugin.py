@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from checks.hosts.engine import HOSTS
+from checks.hosts.plugin import S390X
 from zrunbook import ledger, registry
 from zrunbook.snippets import all_snippets, digest, expand
 
@@ -51,6 +52,18 @@ def host_of(item) -> str | None:
         if value in HOSTS:
             return value
     return None
+
+
+def arch_reason(item, host: str | None) -> str | None:
+    """Why a test runs on the s390x host (checks/hosts/plugin.py runs only declared tests there): its
+    arch_dependent reason, or that it is an s390x-only test."""
+    if host != S390X:
+        return None
+    arch = item.get_closest_marker("arch_dependent")
+    if arch is not None and arch.args:
+        return str(arch.args[0])
+    only = item.get_closest_marker("only_hosts")
+    return "an s390x-only check" if only is not None and tuple(only.args) == (S390X,) else None
 
 
 def pytest_addoption(parser):
@@ -109,9 +122,10 @@ def pytest_collection_modifyitems(session, config, items):
                 if not matched:
                     errors.append(f"{item.nodeid}: snippet {pattern!r} matches no file under snippets/")
                 files.extend(matched)
+            why = arch_reason(item, host)
             for rel in files:
                 coverage.setdefault(rel, []).append(
-                    {"checker": checker, "host": host, "test": item.nodeid})
+                    {"checker": checker, "host": host, "test": item.nodeid, **({"why": why} if why else {})})
                 item.user_properties.append(("zr_snippet", [rel, checker, host]))
     if errors:
         raise pytest.UsageError("snippet markers are wrong:\n  " + "\n  ".join(errors))

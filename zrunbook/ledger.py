@@ -77,7 +77,10 @@ HEADER = (f"# Which test checks which snippet with which checker on which host: 
 
 
 def declaration_lines(coverage: Coverage) -> list[str]:
+    """One line per check: snippet, checker, host, test, and for a check on the s390x host why it runs there
+    (its ``arch_dependent`` reason: checks/hosts/plugin.py runs only such tests under qemu)."""
     return sorted({f"{rel}\t{c['checker']}\t{host_name(c.get('host'))}\t{c['test']}"
+                   + (f"\t{c['why']}" if c.get("why") else "")
                    for rel, checks in coverage.items() for c in checks})
 
 
@@ -97,11 +100,12 @@ def load_declarations(path: Path = DECLARATIONS) -> Coverage:
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
-        if len(fields) != 4:
-            raise ValueError(f"{path}:{number}: expected snippet, checker, host and test separated by tabs")
-        rel, checker, host, test = fields
+        if len(fields) not in (4, 5):
+            raise ValueError(f"{path}:{number}: expected snippet, checker, host, test (and why, for s390x) "
+                             "separated by tabs")
+        rel, checker, host, test, *why = fields
         coverage.setdefault(rel, []).append({"checker": checker, "host": None if host == STATIC else host,
-                                             "test": test})
+                                             "test": test, **({"why": why[0]} if why else {})})
     return coverage
 
 

@@ -121,7 +121,8 @@ def where(rel: str) -> Where:
         host = ledger.host_name(check.get("host"))
         evidence = registry.EVIDENCE.get(checkers.get(check["checker"], {}).get("evidence", ""), "?")
         checks.append({"checker": check["checker"], "evidence": evidence, "host": host, "test": check["test"],
-                       "result": outcome.get((check["checker"], host), "not run") if ran else None})
+                       "result": outcome.get((check["checker"], host), "not run") if ran else None,
+                       "why": check.get("why")})
     negatives = [f"{name} rejects checks/{bad}" for name in sorted({c["checker"] for c in checks})
                  for bad in checkers.get(name, {}).get("bad", [])]
     negatives += [f"the outcome check on {o.page} fails in {test}" for o in declared(DOCS) if o.snippet == rel
@@ -140,7 +141,8 @@ def snippet_report(rel: str) -> list[str]:
         ["  (no page: an orphan, which the guide build refuses)"]
     lines += ["", "checked by (checker · evidence · host · test" + (" · result)" if ran else ")")]
     lines += [f"  {c['checker']} · {c['evidence']} · {c['host']} · {c['test']}"
-              + (f" · {c['result']}" if c["result"] is not None else "") for c in w.checks]
+              + (f" · {c['result']}" if c["result"] is not None else "")
+              + (f" (on s390x because {c['why']})" if c.get("why") else "") for c in w.checks]
     if not w.checks:
         lines.append("  (none declared: make check fails until a test marks it, then run make declarations)")
     if not ledger.RESULTS.is_file():
@@ -159,7 +161,8 @@ def test_report(test: str) -> list[str]:
         for check in checks:
             node = check["test"]
             if node == wanted or node.startswith(wanted + "::") or node.split("[")[0] == wanted:
-                found.append(f"  snippets/{rel} · {check['checker']} · {ledger.host_name(check.get('host'))} · {node}")
+                found.append(f"  snippets/{rel} · {check['checker']} · {ledger.host_name(check.get('host'))} · {node}"
+                             + (f" (on s390x because {check['why']})" if check.get("why") else ""))
     return [wanted, "", "checks:", *(sorted(set(found)) or ["  (no snippet: the test declares none)"])]
 
 

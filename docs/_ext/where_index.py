@@ -67,6 +67,12 @@ class WhereIndex(Directive):
             counts = Counter((c["checker"], c["evidence"], c["host"]) for c in found.checks)
             items += _item("Checked by:", [nodes.Text(f"{checker} ({evidence}) on {host}: {n} test{'s' * (n > 1)}")
                                           for (checker, evidence, host), n in sorted(counts.items())])
+            # The s390x host (under qemu) runs only the tests whose outcome can differ there: say why each does.
+            whys = sorted({c["why"] for c in found.checks if c.get("why")})
+            if any(c["host"] != "static" for c in found.checks):
+                items += _item("On s390x:", [nodes.Text(f"because {why}") for why in whys]
+                               or [nodes.Text("not run there: none of its host tests is declared "
+                                              "architecture-dependent (ZR_EVERY_HOST=1 runs it there too)")])
             items += _item("Negative cases:", [nodes.Text(n) for n in found.negatives])
             items += _item("Facts tables:", [nodes.literal(f, f) for f in found.facts])
             items += _item("Prepared states:", [nodes.Text(f"{s.name} ({s.defined_in})") for s in found.states])
