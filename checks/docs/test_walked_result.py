@@ -33,3 +33,13 @@ def results(*runs: tuple[str, str, str]) -> dict:
 ])
 def test_the_walk_passes_only_when_every_step_passed_on_its_current_bytes(ledger, expected):
     assert walked.walk_result(ledger, {rel: NOW for rel in STEPS}, STEPS, HOST) == expected
+
+
+def test_a_walk_is_declared_only_on_the_hosts_whose_walkthrough_test_checks_it():
+    """The box says 'not walked there' for s390x when no walkthrough check of the steps is declared there (the
+    s390x host runs only walks declared arch_dependent), never 'not run in this build' forever."""
+    ledger = {"format": 1, "snippets": {"x/one.sh": {"checks": [
+        {"checker": "walkthrough", "host": HOST, "test": "t"},
+        {"checker": "shellcheck", "host": None, "test": "s"}], "runs": []}}}
+    assert walked.walk_declared(ledger, STEPS, HOST)
+    assert not walked.walk_declared(ledger, STEPS, "debian13-s390x")
