@@ -169,6 +169,7 @@ def test_a_failed_host_build_is_tried_once_per_run_and_every_test_reports_it(fak
     (inner / "test_inner.py").write_text(textwrap.dedent("""
         import pytest
 
+        @pytest.mark.arch_dependent("this test needs the s390x host's image")
         @pytest.mark.parametrize("n", range(6))
         def test_needs_the_host(host, n):
             assert host.run("true").rc == 0
