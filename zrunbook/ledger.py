@@ -169,7 +169,9 @@ def entries(ledger: dict, rel: str, digest: str | None) -> list[dict]:
         newest = max(mine, key=lambda r: r.get("date", ""), default={})
         found.append({"checker": checker, "host": host, "outcome": outcome(tests, mine, digest),
                       "date": newest.get("date"), "commit": newest.get("commit"),
-                      "index_unverified": any(r.get("index", "verified") != "verified" for r in mine)})
+                      "index_unverified": any(r.get("index", "verified") != "verified" for r in mine),
+                      "why": "; ".join(sorted({c["why"] for c in checks if c.get("why") and c["checker"] == checker
+                                                and host_name(c.get("host")) == host}))})
     return found
 
 

@@ -115,3 +115,19 @@ def test_a_badge_rule_of_its_own_that_ignores_the_bytes_is_caught(root, monkeypa
     assert page_outcomes(root)["crypto/stale.sh"] == ["passed"]
     with pytest.raises(AssertionError):
         assert_agree(root)
+
+
+def test_an_s390x_badge_says_why_the_test_runs_there(sphinx_root):
+    """The s390x host runs only tests declared arch_dependent: its badge carries the reason (HTML title)."""
+    data = b"#!/usr/bin/env bash\necho token\n"
+    sphinx_root.write("snippets/crypto/token.sh", data)
+    why = "the ICA token on s390x"
+    checks = [{"checker": "shellcheck", "host": "debian13-s390x", "test": "checks/t.py::a[debian13-s390x]", "why": why},
+              {"checker": "shellcheck", "host": "debian13-amd64", "test": "checks/t.py::a[debian13-amd64]"}]
+    sphinx_root.ledger({"crypto/token.sh": {"checks": checks, "runs": []}}, ran=False)
+    sphinx_root.add_page("one", f"# One\n\n{FENCE}{{snippet}} crypto/token.sh\n{FENCE}\n")
+    build = sphinx_root.build("html")
+    assert build.returncode == 0, build.log
+    badges_ = build.html("one").select("p.zr-badges .zr-badge")
+    titles = {b.get_text().split(" · ")[1]: b.get("title") for b in badges_}
+    assert titles == {"debian13-amd64": None, "debian13-s390x": f"on debian13-s390x because {why}"}, titles

@@ -54,7 +54,11 @@ def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.p
         classes = ["zr-badge", "zr-" + entry["outcome"].replace(" ", "-")]
         if entry.get("index_unverified"):
             classes.append("zr-index-unverified")  # dashed amber border; the text says it too
-        line += nodes.inline("", badge_text(entry), classes=classes)
+        if entry.get("why") and app.builder.format == "html":  # the s390x host runs only declared tests: why this one
+            line += nodes.abbreviation("", badge_text(entry), classes=classes,
+                                       explanation=f"on {entry['host']} because {entry['why']}")
+        else:
+            line += nodes.inline("", badge_text(entry), classes=classes)
     when = ledger.checked_on(entries)
     if entries:
         note = f"(last checked {when[0]}, commit {when[1]})" if when else f"({NOT_RUN})"
