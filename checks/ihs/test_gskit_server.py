@@ -13,14 +13,20 @@ sslstash's form (IHS's sslstash is not available); the mapping of directives is 
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from checks.hosts.apache import CA, TOKEN_KEY
 from checks.hosts.steps import snippet_path
-from checks.hosts.util import output
+from checks.hosts.token import PINS, slot_of, token_env
+from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
 from zrunbook.db2 import clidriver
 from zrunbook.ihs import gskit_server, ihs_lint
@@ -235,3 +241,161 @@ def test_gskit_refuses_an_ecdhe_cbc_suite_for_tls_11_that_the_lint_accepts(gskit
     started, said = start(host, conf, host.zr_gskserve)
     assert not started
     assert "gsk_attribute_set 242: 13 GSK_INVALID_PARAMETER" in said, said
+
+
+# --- the key in the token, as the page has it ------------------------------------------------------------------------
+
+
+def token_certificate(host) -> str:
+    """The page's token key and certificate (IBMICATOK:ihscert) for GSKit: gskcapicmd is not in the wheel, so the key
+    pair is generated in the token by the Apache page's key step (KEY_LABEL=ihscert: sign-only, sensitive, never
+    extractable, its label's bytes as CKA_ID), the test CA signs its request, and p11sak stores the certificate in
+    the token under the same label and CKA_ID, as gskcapicmd -cert -create -crypto leaves them. Returns the slot."""
+    made = host.run(f"{token_env()} KEY_LABEL=ihscert CSR={WORK}/ihs.csr "
+                    f"bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
+    assert made.rc == 0, output(made)
+    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path('ihs/apache/test-ca.sh')} sign {WORK}/ihs.csr "
+                         f"{WORK}/ihs.crt")
+    slot = slot_of(host)
+    key_id = b"ihscert".hex()
+    stored = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak import-cert x509 --slot {slot} "
+                      f"--label ihscert --id {key_id} --file {WORK}/ihs.crt")
+    assert stored.rc == 0, output(stored)
+    return slot
+
+
+def token_pin_stash(host, pin: str) -> None:
+    """SSLStashfile's file with the token's PIN (the stand-in for sslstash: gskit_server.sslstash_form)."""
+    copy_to(host, gskit_server.sslstash_form(pin), f"{ROOT}/ssl/ibmicatok.sth")
+    host.run_expect([0], f"chmod 0600 {ROOT}/ssl/ibmicatok.sth")
+
+
+def serve_token(host, pin: str = PINS["TOKEN_USER_PIN"]):
+    """The page's fragment as it is (driver on the host's triplet), the key in the token; gskserve started."""
+    slot = token_certificate(host)
+    conf = page_conf(host)
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=False)
+    token_pin_stash(host, pin)
+    started, said = start(host, conf, host.zr_gskserve)
+    return slot, started, said
+
+
+def check_key_in_token(host, slot: str):
+    env = f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot} SERVER_NAME={SERVER}"
+    return host.run(f"runuser -u www-data -- env {env} bash {snippet_path(CHECK_KEY)} localhost:443")
+
+
+def check_token_signs(host, slot: str):
+    env = f"SERVICE_USER=root SLOT={slot} CA_FILE={CA}/ca.crt SERVER_NAME={SERVER}"
+    return host.run(f"env {env} bash {snippet_path(CHECK_SIGNS)} localhost:443 3")
+
+
+@pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_gskit_serves_the_page_fragment_with_the_key_in_the_token_and_both_outcome_checks_pass(gskit_host):
+    host = gskit_host
+    slot, started, said = serve_token(host)
+    assert started, said
+    tls13 = handshake(host, "-tls1_3")
+    assert tls13.rc == 0, output(tls13)
+    assert field(tls13, "Ciphersuite") == "TLS_AES_256_GCM_SHA384"
+    tls12 = handshake(host, "-tls1_2")
+    assert tls12.rc == 0, output(tls12)
+    assert field(tls12, "Ciphersuite") == "ECDHE-RSA-AES256-GCM-SHA384"
+    served = host.run(f"openssl x509 -in {WORK}/ihs.crt -noout -pubkey").stdout
+    token_key = host.run("OPENSSL_CONF=/etc/ssl/openssl-pkcs11.conf openssl pkey -pubin -pubout "
+                         "-in 'pkcs11:token=IBMICATOK;object=ihscert;type=public'").stdout
+    assert "BEGIN PUBLIC KEY" in served
+    assert served == token_key
+    key = check_key_in_token(host, slot)
+    assert key.rc == 0, output(key)
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+    print(key.stdout, signs.stdout)
+
+
+@pytest.mark.snippet(CONF, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_both_outcome_checks_fail_when_gskit_serves_the_key_from_the_key_database(gskit_host):
+    """Negative case: the same certificate name served with a key in the key database: the token has no key for the
+    served certificate and signs nothing."""
+    host = gskit_host
+    slot = slot_of(host)
+    conf = keystore_conf()
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    key = check_key_in_token(host, slot)
+    assert key.rc == 1, output(key)
+    assert "no private key in slot" in key.stderr
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 1, output(signs)
+    assert "signed outside the token" in signs.stderr
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_does_not_serve_with_a_wrong_token_pin_in_the_stash(gskit_host):
+    host = gskit_host
+    _slot, started, said = serve_token(host, pin="86427531")
+    if started:  # GSKit may log in at the first handshake rather than at start
+        r = handshake(host, "-tls1_2")
+        assert r.rc != 0, output(r)
+        said = log(host)
+    print(said)
+    assert re.search(r"(gsk_environment_init|handshake): [1-9]\d* GSK_", said), said
+
+
+# --- two scanners against GSKit serving the page's fragment ---------------------------------------------------------
+
+
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_testssl_finds_only_tls_12_and_13_from_gskit_serving_the_page_fragment(gskit_host):
+    host = gskit_host
+    _slot, started, said = serve_token(host)
+    assert started, said
+    run = host.run(f"testssl --quiet --color 0 --warnings off --add-ca {CA}/ca.crt --ip 127.0.0.1 "
+                   f"--jsonfile /tmp/testssl.json https://{SERVER}/")
+    assert host.file("/tmp/testssl.json").exists, run.stdout[-3000:] + run.stderr
+    found = {f["id"]: f["finding"] for f in json.loads(host.file("/tmp/testssl.json").content_string)}
+    print({k: v for k, v in found.items() if k.startswith(("SSLv", "TLS1", "overall", "grade", "cipher_order",
+                                                              "FS", "cipherlist", "supported_groups"))})
+    assert [found.get(p) for p in ("SSLv2", "SSLv3", "TLS1", "TLS1_1")] == ["not offered"] * 4
+    assert found.get("TLS1_2") == "offered"
+    assert found.get("TLS1_3", "").startswith("offered")
+    caps = sorted(v for k, v in found.items() if k.startswith("grade_cap_reason"))
+    assert (found.get("overall_grade"), caps) == ("A", ["Grade capped to A. HSTS is not offered"]), caps
+
+
+def sslyze(host, tmp_path: Path):
+    """sslyze from this machine in the container's network namespace, against Mozilla's intermediate profile."""
+    exe = Path(sys.executable).with_name("sslyze")
+    if not exe.exists():
+        pytest.fail(f"sslyze is not installed next to {sys.executable}: pip install 'sslyze>=6.3,<7'", pytrace=False)
+    if not shutil.which("nsenter"):
+        pytest.fail("nsenter is not installed: apt-get install util-linux", pytrace=False)
+    ca = tmp_path / "ca.crt"
+    ca.write_text(host.file(f"{CA}/ca.crt").content_string)
+    out = tmp_path / "scan.json"
+    proc = subprocess.run(["nsenter", f"--net={host.zr_netns}", str(exe), "--mozilla_config=intermediate",
+                           f"--certinfo_ca_file={ca}", f"--json_out={out}", f"{SERVER}:443{{127.0.0.1}}"],
+                          capture_output=True, text=True, timeout=300)
+    return proc, json.loads(out.read_text()) if out.exists() else None
+
+
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_sslyze_scans_gskit_serving_the_page_fragment_against_mozilla_intermediate(gskit_host, tmp_path):
+    host = gskit_host
+    _slot, started, said = serve_token(host)
+    assert started, said
+    proc, scan = sslyze(host, tmp_path)
+    assert scan is not None, proc.stdout + proc.stderr
+    print(proc.stdout[-4000:])
+    result = scan["server_scan_results"][0]["scan_result"]
+    accepted = {name: sorted(c["cipher_suite"]["name"] for c in result[name]["result"]["accepted_cipher_suites"])
+                for name in ("ssl_2_0_cipher_suites", "ssl_3_0_cipher_suites", "tls_1_0_cipher_suites",
+                             "tls_1_1_cipher_suites", "tls_1_2_cipher_suites", "tls_1_3_cipher_suites")}
+    assert accepted == {
+        "ssl_2_0_cipher_suites": [], "ssl_3_0_cipher_suites": [], "tls_1_0_cipher_suites": [],
+        "tls_1_1_cipher_suites": [],
+        "tls_1_2_cipher_suites": ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"],
+        "tls_1_3_cipher_suites": ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384"]}

@@ -186,7 +186,8 @@ def build(host) -> str:
         return binary
     host.run_expect([0], f"mkdir -p {folder} && echo {base64.b64encode(source).decode()} | base64 -d > "
                          f"{folder}/gskserve.c")
-    res = host.run(f"gcc -O2 -Wall -o {binary} {folder}/gskserve.c -L{ICC} -l:libgsk8ssl_64.so -l:libgsk8km_64.so")
+    res = host.run(f"gcc -O2 -Wall -pthread -o {binary} {folder}/gskserve.c -L{ICC} "
+                   "-l:libgsk8ssl_64.so -l:libgsk8km_64.so")
     assert res.rc == 0, f"gcc could not build gskserve against {ICC}:\n{res.stdout}\n{res.stderr}"
     return binary
 
@@ -224,3 +225,11 @@ def names_in_library(library: Path) -> dict[str, int]:
                 found.setdefault(name, set()).add(int(n.group(1), 16))
                 break
     return {k: next(iter(v)) for k, v in found.items() if len(v) == 1}
+
+
+def sslstash_form(secret: str, size: int = 1024) -> bytes:
+    """A stash file in the form gskserve reads for SSLStashfile (each byte XOR 0xF5, padded with bytes that give 0):
+    the stand-in for IHS's sslstash, which is not available here. That IHS 9.0.5's sslstash writes exactly this form
+    has not been confirmed; GSKit's own key database stash (libgsk8km_64) is a different, newer form."""
+    data = bytes(b ^ 0xF5 for b in secret.encode())
+    return data + bytes([0xF5]) * (size - len(data))

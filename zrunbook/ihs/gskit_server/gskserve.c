@@ -17,12 +17,15 @@
  * what this library accepts, and GSKit's SSL library opens the key database with the file it writes).
  *
  * On a failed gsk_environment_init it prints "gsk_environment_init: RC NAME" (gsk_strerror) and exits 2, as
- * IHS refuses to start. Otherwise it prints "ready PORT", accepts connections on 127.0.0.1:PORT, runs the
- * handshake (gsk_secure_soc_init), reads one request and answers with a small HTTP/1.0 response naming the
- * protocol and cipher GSKit negotiated; each handshake is logged on stderr. It stops after MAX connections when
- * GSKSERVE_MAX is set, else runs until killed.
+ * IHS refuses to start. Otherwise it prints "ready PORT", accepts connections on 127.0.0.1:PORT, each in a thread
+ * of its own (a scanner opens several at once), runs the handshake (gsk_secure_soc_init), reads one request and
+ * answers with a small HTTP/1.0 response naming the protocol and cipher GSKit negotiated; each handshake is
+ * logged on stderr. A client that sends nothing for 10 s is dropped. It stops accepting after MAX connections
+ * when GSKSERVE_MAX is set, else runs until killed.
  */
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <sys/time.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +115,9 @@ static int set(gsk_handle env, const char *arg) {
     return 0;
 }
 
-static void serve(gsk_handle env, int fd) {
+static gsk_handle env;
+
+static void serve(int fd) {
     gsk_handle soc = NULL;
     int rc = gsk_secure_soc_open(env, &soc);
     if (rc == 0) rc = gsk_attribute_set_numeric_value(soc, GSK_FD, fd);
@@ -140,6 +145,15 @@ static void serve(gsk_handle env, int fd) {
     gsk_secure_soc_close(&soc);
 }
 
+static void *connection(void *arg) {
+    int fd = (int)(long)arg;
+    struct timeval idle = {.tv_sec = 10};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof idle);
+    serve(fd);
+    close(fd);
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: gskserve PORT b:ID=TEXT|b:ID=@ENV|b:ID=%%STASH|e:ID=N|n:ID=N ... | --stash KEYDB\n");
@@ -161,7 +175,6 @@ int main(int argc, char **argv) {
         }
         return 0;
     }
-    gsk_handle env = NULL;
     int rc = gsk_environment_open(&env);
     if (rc != 0) {
         printf("gsk_environment_open: %d %s\n", rc, gsk_strerror(rc));
@@ -188,8 +201,16 @@ int main(int argc, char **argv) {
     for (long n = 0, limit = max ? atol(max) : -1; limit < 0 || n < limit; n++) {
         int fd = accept(s, NULL, NULL);
         if (fd < 0) continue;
-        serve(env, fd);
-        close(fd);
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, connection, (void *)(long)fd) != 0) {
+            close(fd);
+            continue;
+        }
+        if (limit >= 0 && n + 1 >= limit) {
+            pthread_join(thread, NULL);
+            break;
+        }
+        pthread_detach(thread);
     }
     gsk_environment_close(&env);
     return 0;
