@@ -27,7 +27,7 @@ from checks.hosts.apache import CA, TOKEN_KEY
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import copy_to, output
-from zrunbook import SNIPPETS
+from zrunbook import SNIPPETS, registry
 from zrunbook.db2 import clidriver
 from zrunbook.ihs import gskit_server, ihs_lint
 from zrunbook.ihs.distro_paths import on_host
@@ -85,6 +85,11 @@ def test_the_page_fragment_maps_to_the_token_key_tls_12_and_13_and_its_four_suit
     assert got["GSK_TLSV13_CIPHER_SPECS_EX"] == "TLS_AES_256_GCM_SHA384,TLS_AES_128_GCM_SHA256"
     assert "GSK_TLSV10_CIPHER_SPECS_EX" not in got
     assert "GSK_TLSV11_CIPHER_SPECS_EX" not in got
+
+
+def test_the_badges_name_the_gskit_level_the_wheel_carries():
+    for checker in ("gskit-server", "db2cli"):
+        assert registry.evidence(checker) == f"ran (GSKit {clidriver.GSKIT})"
 
 
 def test_short_cipher_names_and_minus_become_gskits_long_name_list():
@@ -200,6 +205,31 @@ def test_gskit_serves_the_fragment_from_the_key_database_tls_12_and_13_with_the_
     said = log(host)
     assert "handshake: 0 protocol=5000 cipher=TLS_AES_256_GCM_SHA384" in said
     assert "handshake: 0 protocol=596 cipher=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384" in said
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_alone_starts_with_tls_12_and_13_off_so_the_mapping_names_every_protocol(gskit_host):
+    """Why gskit_server.py sets every protocol: GSKit 8.0.60.5 with no protocol attribute serves TLS 1.1 and
+    refuses TLS 1.2 and 1.3 (IHS's own defaults differ; the page says so)."""
+    host = gskit_host
+    conf = keystore_conf()
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    bare = "\n".join(line for line in conf.splitlines()
+                     if not line.strip().startswith(("SSLProtocolDisable", "SSLCipherSpec")))
+    assert not [s for s in gskit_server.attributes(bare) if s.directive.startswith("SSLProtocol")]
+    keys = [s for s in gskit_server.attributes(bare) if s.attribute.startswith("GSK_KEYRING")]
+    table = gskit_server.ids()
+    host.run("pkill -x gskserve")
+    host.run_expect([0], f"nohup {gskit_server.ENV} {host.zr_gskserve} 443 "
+                         f"{' '.join(shlex.quote(k.arg(table)) for k in keys)} > /tmp/gskserve.out "
+                         "2> /tmp/gskserve.err < /dev/null &")
+    host.run("for i in $(seq 50); do grep -q ready /tmp/gskserve.out && break; sleep 0.1; done")
+    assert handshake(host, "-tls1_2").rc != 0
+    assert handshake(host, "-tls1_3").rc != 0
+    old = handshake(host, "-tls1_1", "-cipher", "ALL:@SECLEVEL=0")
+    assert old.rc == 0, output(old)
+    assert field(old, "Protocol version") == "TLSv1.1"
 
 
 @pytest.mark.snippet(CONF, checker="gskit-server")
