@@ -288,7 +288,8 @@ def token_certificate(host) -> str:
     """The page's token key and certificate (IBMICATOK:ihscert) for GSKit: gskcapicmd is not in the wheel, so the key
     pair is generated in the token by the Apache page's key step (KEY_LABEL=ihscert: sign-only, sensitive, never
     extractable, its label's bytes as CKA_ID), the test CA signs its request, and p11sak stores the certificate in
-    the token under the same label and CKA_ID, as gskcapicmd -cert -create -crypto leaves them. Returns the slot."""
+    the token under the same label and CKA_ID (gskcapicmd -cert -create -crypto would make both). Returns the
+    slot."""
     host.run_expect([0], f"mkdir -p {WORK}")
     made = host.run(f"{token_env()} KEY_LABEL=ihscert CSR={WORK}/ihs.csr "
                     f"bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")

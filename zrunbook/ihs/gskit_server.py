@@ -228,8 +228,9 @@ def names_in_library(library: Path) -> dict[str, int]:
 
 
 def sslstash_form(secret: str, size: int = 1024) -> bytes:
-    """A stash file in the form gskserve reads for SSLStashfile (each byte XOR 0xF5, padded with bytes that give 0):
-    the stand-in for IHS's sslstash, which is not available here. That IHS 9.0.5's sslstash writes exactly this form
-    has not been confirmed; GSKit's own key database stash (libgsk8km_64) is a different, newer form."""
+    """A stash file in the form gskserve reads for SSLStashfile (each byte XOR 0xF5, padded with bytes that give 0,
+    the simple form of older GSKit stash files): the stand-in for IHS's sslstash, which is not available here. That
+    IHS 9.0.5's sslstash writes this form has not been confirmed; the key database stash GSKit 8.0.60.5 writes
+    (libgsk8km_64, 193 bytes here) is a different, newer form."""
     data = bytes(b ^ 0xF5 for b in secret.encode())
     return data + bytes([0xF5]) * (size - len(data))
