@@ -113,8 +113,8 @@ def start(host, conf: str, binary: str, *, wait: bool = True):
         said = host.run("cat /tmp/gskserve.out").stdout
         if said.startswith("ready"):
             return True, said
-        if host.run("kill -0 $(cat /tmp/gskserve.pid)").rc != 0:
-            return False, said + host.run("cat /tmp/gskserve.err").stdout
+        if host.run("kill -0 $(cat /tmp/gskserve.pid)").rc != 0:  # stopped: read what it said after it stopped
+            return False, host.run("cat /tmp/gskserve.out /tmp/gskserve.err").stdout
         host.run("sleep 0.1")
     raise AssertionError("gskserve neither listened nor stopped in 10 s")
 
@@ -152,23 +152,33 @@ def lay_out(host, conf: str) -> str:
 
 
 def key_database(host, binary: str, *, with_server_key: bool, password: str = KDB_PW) -> None:
-    """KeyFile's key database at ROOT/ssl/key.kdb, a PKCS #12 file (the stand-in for gskcapicmd's CMS file):
-    the test CA as signer and, with_server_key, a server key and certificate labelled ihscert; then its stash,
-    written by GSKit (libgsk8km_64) for password."""
-    ca = f"{CA}/ca.crt"
+    """KeyFile's key database at ROOT/ssl/key.kdb and its stash, written by GSKit's key management library
+    (libgsk8km_64) for password. Without the server key (the page's form: the key is in the token) it is a new CMS
+    key database that GSKit creates, holding the test CA as its signer, as the page's holds your CA. With the
+    server key it is a PKCS #12 file that openssl makes from a key and a test-CA certificate labelled ihscert (the
+    stand-in for gskcapicmd, which is not in the wheel: importing into the CMS file through libgsk8km_64 did not
+    work without its header); GSKit opens either by its content."""
+    host.run_expect([0], f"rm -f {ROOT}/ssl/key.kdb {ROOT}/ssl/key.rdb {ROOT}/ssl/key.crl {ROOT}/ssl/key.sth")
+    mode = "--stash"
     if with_server_key:
         host.run_expect([0], f"mkdir -p {WORK} && openssl req -new -newkey rsa:2048 -nodes -subj /CN={SERVER} "
                              f"-keyout {WORK}/server.key -out {WORK}/server.csr 2>&1")
         host.run_expect([0], f"CA_DIR={CA} bash {snippet_path('ihs/apache/test-ca.sh')} sign {WORK}/server.csr "
                              f"{WORK}/server.crt")
-        parts = f"-in {WORK}/server.crt -inkey {WORK}/server.key -certfile {ca} -name ihscert"
-    else:
-        parts = f"-nokeys -in {ca}"
-    host.run_expect([0], f"KDB_PW={shlex.quote(KDB_PW)} openssl pkcs12 -export {parts} -passout env:KDB_PW "
-                         f"-out {ROOT}/ssl/key.kdb && rm -f {ROOT}/ssl/key.sth")
-    made = host.run(f"GSKSERVE_KEYDB_PW={shlex.quote(password)} {gskit_server.ENV} {binary} --stash {ROOT}/ssl/key.kdb")
+        host.run_expect([0], f"KDB_PW={shlex.quote(KDB_PW)} openssl pkcs12 -export -in {WORK}/server.crt "
+                             f"-inkey {WORK}/server.key -certfile {CA}/ca.crt -name ihscert -passout env:KDB_PW "
+                             f"-out {ROOT}/ssl/key.kdb")
+    else:  # the test CA as the signer GSKit validates the token's certificate with
+        host.run_expect([0], f"mkdir -p {WORK} && openssl x509 -in {CA}/ca.crt -outform DER -out {WORK}/ca.der")
+        mode = f"--create-kdb {ROOT}/ssl/key.kdb {WORK}/ca.der"
+    if mode == "--stash":
+        mode = f"--stash {ROOT}/ssl/key.kdb"
+    made = host.run(f"GSKSERVE_KEYDB_PW={shlex.quote(password)} {gskit_server.ENV} {binary} {mode}")
     assert made.rc == 0, output(made)
     assert host.file(f"{ROOT}/ssl/key.sth").size > 0
+    if not with_server_key:  # a CMS file: GSKit's magic and record type, and its request and CRL files
+        assert host.run(f"head -c 16 {ROOT}/ssl/key.kdb | grep -q X509KEY").rc == 0
+        assert host.file(f"{ROOT}/ssl/key.rdb").exists
 
 
 @pytest.fixture(params=["debian13-amd64"], ids=str)  # the wheel is built for x86_64 only
@@ -337,7 +347,7 @@ def test_gskit_serves_the_page_fragment_with_the_key_in_the_token_and_both_outco
     slot, started, said = serve_token(host)
     assert started, said
     tls13 = handshake(host, "-tls1_3")
-    assert tls13.rc == 0, output(tls13)
+    assert tls13.rc == 0, output(tls13) + log(host)
     assert field(tls13, "Ciphersuite") == "TLS_AES_256_GCM_SHA384"
     tls12 = handshake(host, "-tls1_2")
     assert tls12.rc == 0, output(tls12)
@@ -377,7 +387,9 @@ def test_both_outcome_checks_fail_when_gskit_serves_the_key_from_the_key_databas
 def test_gskit_does_not_serve_with_a_wrong_token_pin_in_the_stash(gskit_host):
     host = gskit_host
     _slot, started, said = serve_token(host, pin="86427531")
-    assert not started  # GSKit logs in to the token in gsk_environment_init: IHS would not start either
+    if started:  # what it does then, for the message
+        said += output(handshake(host, "-tls1_2")) + log(host)
+    assert not started, said  # GSKit logs in to the token in gsk_environment_init: IHS would not start either
     assert "gsk_environment_init: 432 GSK_ERROR_PKCS11_TOKEN_BADPASSWORD" in said, said
 
 

@@ -5,6 +5,7 @@
  *
  *     gskserve PORT b:ID=TEXT | b:ID=@ENVNAME | b:ID=%STASHFILE | e:ID=NUMBER | n:ID=NUMBER ...
  *     gskserve --stash KEYDB        (the password in GSKSERVE_KEYDB_PW)
+ *     gskserve --create-kdb KEYDB [SIGNER.der]   (the same; a new CMS key database, then its stash)
  *
  * b: gsk_attribute_set_buffer, e: gsk_attribute_set_enum, n: gsk_attribute_set_numeric_value, all on the
  * environment before gsk_environment_init. "@ENVNAME" reads the value from the environment variable ENVNAME and
@@ -15,6 +16,10 @@
  * --stash writes KEYDB's stash file (KEYDB with .sth) with GSKit's own key management library, libgsk8km_64
  * (GSKKM_Init, then GSKKM_StashKeyDbPwd(file, password): IBM publishes no header for it; the two-string form is
  * what this library accepts, and GSKit's SSL library opens the key database with the file it writes).
+ * --create-kdb first makes KEYDB a new CMS key database (GSKKM_CreateNewKeyDb(file, password, 0 for no password
+ * expiry, &handle), stores SIGNER.der (a DER certificate) as the signer "signer" with GSKKM_StoreCACert(handle,
+ * der, length, label), then GSKKM_CloseKeyDb; again not published prototypes, but what the library accepts: it
+ * writes KEYDB with its .rdb and .crl files, and GSKit's SSL library opens it and validates with the signer).
  *
  * On a failed gsk_environment_init it prints "gsk_environment_init: RC NAME" (gsk_strerror) and exits 2, as
  * IHS refuses to start. Otherwise it prints "ready PORT", accepts connections on 127.0.0.1:PORT, each in a thread
@@ -52,6 +57,9 @@ extern const char *gsk_strerror(int rc);
 /* libgsk8km_64.so */
 extern int GSKKM_Init(void);
 extern int GSKKM_StashKeyDbPwd(const char *keydb, const char *password);
+extern int GSKKM_CreateNewKeyDb(const char *keydb, const char *password, long expiry, void **handle);
+extern int GSKKM_CloseKeyDb(void *handle);
+extern int GSKKM_StoreCACert(void *handle, const unsigned char *der, int length, const char *label);
 
 /* the few identifiers this file uses itself (values: gskit_server.py, GSKIT_ATTRIBUTES) */
 #define GSK_FD 300
@@ -156,18 +164,39 @@ static void *connection(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: gskserve PORT b:ID=TEXT|b:ID=@ENV|b:ID=%%STASH|e:ID=N|n:ID=N ... | --stash KEYDB\n");
+        fprintf(stderr, "usage: gskserve PORT b:ID=TEXT|b:ID=@ENV|b:ID=%%STASH|e:ID=N|n:ID=N ... | --stash|--create-kdb KEYDB\n");
         return 64;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     setvbuf(stderr, NULL, _IOLBF, 0);
-    if (strcmp(argv[1], "--stash") == 0) {
+    if (strcmp(argv[1], "--stash") == 0 || strcmp(argv[1], "--create-kdb") == 0) {
         const char *pw = getenv("GSKSERVE_KEYDB_PW");
-        if (argc != 3 || !pw) {
-            fprintf(stderr, "usage: GSKSERVE_KEYDB_PW=... gskserve --stash KEYDB\n");
+        if (argc < 3 || argc > 4 || !pw) {
+            fprintf(stderr, "usage: GSKSERVE_KEYDB_PW=... gskserve --stash KEYDB | --create-kdb KEYDB [SIGNER.der]\n");
             return 64;
         }
         int rc = GSKKM_Init();
+        if (rc == 0 && strcmp(argv[1], "--create-kdb") == 0) {
+            void *kdb = NULL;
+            rc = GSKKM_CreateNewKeyDb(argv[2], pw, 0, &kdb);
+            if (rc != 0) {
+                printf("GSKKM_CreateNewKeyDb: %d\n", rc);
+                return 2;
+            }
+            if (argc == 4) {
+                static unsigned char der[16384];
+                FILE *f = fopen(argv[3], "rb");
+                int n = f ? (int)fread(der, 1, sizeof der, f) : -1;
+                if (f) fclose(f);
+                rc = n > 0 ? GSKKM_StoreCACert(kdb, der, n, "signer") : -1;
+                if (rc != 0) {
+                    printf("GSKKM_StoreCACert %s: %d\n", argv[3], rc);
+                    GSKKM_CloseKeyDb(kdb);
+                    return 2;
+                }
+            }
+            GSKKM_CloseKeyDb(kdb);
+        }
         if (rc == 0) rc = GSKKM_StashKeyDbPwd(argv[2], pw);
         if (rc != 0) {
             printf("GSKKM_StashKeyDbPwd: %d\n", rc);
