@@ -5,9 +5,11 @@ soft token through GSKit's own PKCS #11 layer (libgsk8p11_64).
 
 What is GSKit's own here: the TLS handshakes, the protocol and cipher choices, opening the key database with its
 stash (written by GSKit's key management library, libgsk8km_64), finding the certificate by label, logging in to the
-token and signing there. What stands in: the key database is a PKCS #12 file made by openssl (the page makes a CMS
-.kdb with gskcapicmd, which is not in the wheel; GSKit opens either); the token PIN's stash file is written here in
-sslstash's form (IHS's sslstash is not available); the mapping of directives is gskit_server.py's, not mod_ibm_ssl's
+token and signing there; in the page's form the CMS key database with the CA as signer, created by GSKit's key
+management library. What stands in: with the server key in the key database, that file is a PKCS #12 file made by
+openssl (gskcapicmd, which the page uses, is not in the wheel; GSKit opens either); the token's key pair comes from
+the Apache page's key step and p11sak stores its certificate; the token PIN's stash file is written here in the old
+XOR form (IHS's sslstash is not available); the mapping of directives is gskit_server.py's, not mod_ibm_ssl's
 (IHS's own defaults and Apache's request handling are not here).
 """
 

@@ -26,8 +26,9 @@ are checked before this by the chapter's ``httpd -t`` lint (zrunbook/ihs/ihs_lin
 
 ``names_in_library(path)`` reads GSKit's own table of attribute names out of libgsk8ssl_64.so (a static
 initialiser stores each name with its number), so a check can prove the CSV's numbers are the library's.
-``build(host)``, ``stash(host, keydb, password_env)`` and ``command(conf)`` run it on a container host where the
-wheel's folder is mounted at clidriver.IN_CONTAINER.
+``build(host)`` compiles gskserve on a container host where the wheel's folder is mounted at
+clidriver.IN_CONTAINER and ``command(conf, binary)`` is the shell command that serves conf there; gskserve's
+``--create-kdb`` and ``--stash`` modes make a CMS key database and its stash with GSKit's key management library.
 """
 
 from __future__ import annotations
