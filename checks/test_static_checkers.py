@@ -78,6 +78,13 @@ def test_registry_rejects_a_static_key_on_a_host_checker(tmp_path):
         load(tmp_path, '[testinfra]\nkind = "host"\nevidence = "ran"\nwhat = "x"\nfiles = ["**/*.sh"]\n')
 
 
+def test_a_host_checker_may_name_the_program_that_ran_and_the_badge_says_it(tmp_path):
+    assert registry.evidence("gskit-server") == "ran (GSKit 8.0.60.5)"
+    assert registry.evidence("testinfra") == "ran"
+    with pytest.raises(registry.RegistryError, match=r"checker 'x': program names what ran, so evidence must be"):
+        load(tmp_path, '[x]\nkind = "host"\nevidence = "stand-in"\nwhat = "x"\nprogram = "GSKit"\n')
+
+
 def test_validator_names_only_static_checkers():
     assert registry.validator("db2-clp").__name__ == "file_problems"
     with pytest.raises(KeyError, match="'testinfra' is not a static checker"):

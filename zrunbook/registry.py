@@ -24,6 +24,9 @@ REGISTRY = Path(__file__).with_name("checkers.toml")
 CHECKS = ROOT / "checks"  # the negative cases live under checks/<chapter>/bad/
 KINDS = ("static", "host")
 KEYS = {"static": {"kind", "evidence", "what", "validator", "files", "bad"}, "host": {"kind", "evidence", "what"}}
+# May be given: program = the proprietary program and level that ran, where evidence is "ran" ("GSKit 8.0.60.5"):
+# the badge says "ran (GSKit 8.0.60.5)".
+OPTIONAL = {"static": set(), "host": {"program"}}
 # What a pass proves: the real program ran the snippet, a stand-in ran it, or a validator checked its form.
 EVIDENCE = {"ran": "ran", "stand-in": "stand-in", "form": "form checked"}
 
@@ -47,9 +50,11 @@ def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS
         if kind not in KINDS:
             errors.append(f"checker {name!r}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
             continue
-        if unknown := sorted(set(entry) - KEYS[kind]):
+        if unknown := sorted(set(entry) - KEYS[kind] - OPTIONAL[kind]):
             errors.append(f"checker {name!r}: unknown key(s) {', '.join(unknown)} for a {kind} checker "
-                          f"(allowed: {', '.join(sorted(KEYS[kind]))})")
+                          f"(allowed: {', '.join(sorted(KEYS[kind] | OPTIONAL[kind]))})")
+        if "program" in entry and entry.get("evidence") != "ran":
+            errors.append(f"checker {name!r}: program names what ran, so evidence must be 'ran'")
         if missing := sorted(KEYS[kind] - set(entry)):
             errors.append(f"checker {name!r}: missing key(s) {', '.join(missing)}")
         if "evidence" in entry and entry["evidence"] not in EVIDENCE:
@@ -98,7 +103,10 @@ def declared() -> dict[str, dict]:
 def evidence(name: str) -> str | None:
     """The words a badge shows for what checker ``name``'s pass proves; None for a checker not registered."""
     entry = declared().get(name)
-    return EVIDENCE[entry["evidence"]] if entry else None
+    if not entry:
+        return None
+    words = EVIDENCE[entry["evidence"]]
+    return f"{words} ({entry['program']})" if "program" in entry else words
 
 
 def static() -> dict[str, dict]:

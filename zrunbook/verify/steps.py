@@ -73,9 +73,11 @@ STEPS: tuple[Step, ...] = (
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
     *_server_steps("was", "how-to/was/05-pkcs11-provider", "WebSphere"),
     *_server_steps("liberty", "how-to/was/08-liberty", "Liberty"),
+    *_server_steps("ihs", "how-to/ihs/03-httpd-conf-ssl", "IHS"),
     Step("ihs-bulk-cipher-in-libica", "how-to/ihs/03-httpd-conf-ssl", "IHS: the bulk cipher of its TLS records "
          "runs in libica on CPACF", "ihs", "crypto/verify/check-bulk-cipher-in-libica.sh", ROOT, ("CA_FILE",),
          ("endpoint",)),
+    *_server_steps("webseal", "how-to/webseal/02-webseald-configuration", "WebSEAL"),
     Step("webseal-bulk-cipher-in-libica", "how-to/webseal/02-webseald-configuration", "WebSEAL: the bulk cipher "
          "of its TLS records runs in libica on CPACF", "webseal", "crypto/verify/check-bulk-cipher-in-libica.sh",
          ROOT, ("CA_FILE",), ("endpoint",)),

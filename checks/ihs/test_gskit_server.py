@@ -1,0 +1,463 @@
+"""IBM's GSKit serves the IHS chapter's TLS configuration: the page's httpd.conf fragment, mapped to GSKit attributes
+by zrunbook/ihs/gskit_server.py and served by gskserve (a small server on GSKit 8.0.60.5's SSL API from PyPI's
+ibm_db wheel) on the amd64 host, with the server key in a key database and, as the page has it, in the openCryptoki
+soft token through GSKit's own PKCS #11 layer (libgsk8p11_64).
+
+What is GSKit's own here: the TLS handshakes, the protocol and cipher choices, opening the key database with its
+stash (written by GSKit's key management library, libgsk8km_64), finding the certificate by label, logging in to the
+token and signing there; in the page's form the CMS key database with the CA as signer, created by GSKit's key
+management library. What stands in: with the server key in the key database, that file is a PKCS #12 file made by
+openssl (gskcapicmd, which the page uses, is not in the wheel; GSKit opens either); the token's key pair comes from
+the Apache page's key step and p11sak stores its certificate; the token PIN's stash file is written here in the old
+XOR form (IHS's sslstash is not available); the mapping of directives is gskit_server.py's, not mod_ibm_ssl's
+(IHS's own defaults and Apache's request handling are not here).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.hosts.apache import CA, TOKEN_KEY
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import PINS, slot_of, token_env
+from checks.hosts.util import copy_to, output
+from zrunbook import SNIPPETS, registry
+from zrunbook.db2 import clidriver
+from zrunbook.ihs import gskit_server, ihs_lint
+from zrunbook.ihs.distro_paths import on_host
+
+CONF = "ihs/httpd/httpd-ssl-current.conf"
+DRIVER = "ihs/httpd/pkcs11-driver-ubuntu-debian.conf"
+CHECK_KEY = "crypto/verify/check-key-in-token.sh"
+CHECK_SIGNS = "crypto/verify/check-token-signs.sh"
+ROOT = "/opt/IBM/HTTPServer"
+KDB_PW = "zr-kdb-secret"  # test data only
+WORK = "/root/zr-gskit"
+SERVER = "www.example.com"
+
+
+def page_conf(host=None) -> str:
+    """The page's fragment with the file it includes inlined (the driver path on the host's own triplet)."""
+    driver = (SNIPPETS / DRIVER).read_text(encoding="utf-8")
+    if host is not None:
+        driver = on_host(host, driver)
+    return (SNIPPETS / CONF).read_text(encoding="utf-8").replace("Include conf/pkcs11-driver.conf", driver)
+
+
+def keystore_conf(label: str = "ihscert", *extra: str) -> str:
+    """The page's fragment with the server key in the key database instead of the token (no driver, no PIN stash),
+    and any extra lines before the closing VirtualHost."""
+    text = page_conf()
+    text = re.sub(r"(?m)^SSLServerCert .*$", f"SSLServerCert {label}", text)
+    text = re.sub(r"(?m)^(SSLStashfile|SSLPKCSDriver) .*\n", "", text)
+    return text.replace("</VirtualHost>", "".join(f"    {e}\n" for e in extra) + "</VirtualHost>")
+
+
+# --- no host: the mapping and the numbers ----------------------------------------------------------------------------
+
+
+def test_every_attribute_number_is_the_one_gskit_names_in_its_own_library():
+    library = clidriver.folder() / "clidriver" / "lib" / "icc" / "libgsk8ssl_64.so"
+    named = gskit_server.names_in_library(library)
+    assert len(named) > 300, "the library's name table was not found"
+    table = {name: number for name, (_kind, number) in gskit_server.ids().items()}
+    assert table == {name: named.get(name) for name in table}
+
+
+def test_the_page_fragment_maps_to_the_token_key_tls_12_and_13_and_its_four_suites():
+    got = {s.attribute: s.value for s in gskit_server.attributes(page_conf())}
+    assert got["GSK_KEYRING_FILE"] == f"{ROOT}/ssl/key.kdb"
+    assert got["GSK_KEYRING_STASH_FILE"] == f"{ROOT}/ssl/key.sth"
+    assert got["GSK_KEYRING_LABEL"] == "IBMICATOK:ihscert"
+    assert got["GSK_PKCS11_TOKEN_LABEL"] == "IBMICATOK"
+    assert got["GSK_PKCS11_TOKEN_PWD"] == f"%{ROOT}/ssl/ibmicatok.sth"
+    assert got["GSK_PKCS11_DRIVER_PATH"] == "/usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so"
+    assert [got[f"GSK_PROTOCOL_{p}"] for p in ("SSLV2", "SSLV3", "TLSV1", "TLSV11", "TLSV12", "TLSV13")] == \
+        ["511", "513", "519", "0", "1", "1"]
+    assert got["GSK_TLSV12_CIPHER_SPECS_EX"] == \
+        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"
+    assert got["GSK_TLSV13_CIPHER_SPECS_EX"] == "TLS_AES_256_GCM_SHA384,TLS_AES_128_GCM_SHA256"
+    assert "GSK_TLSV10_CIPHER_SPECS_EX" not in got
+    assert "GSK_TLSV11_CIPHER_SPECS_EX" not in got
+
+
+def test_the_badges_name_the_gskit_level_the_wheel_carries():
+    for checker in ("gskit-server", "db2cli"):
+        assert registry.evidence(checker) == f"ran (GSKit {clidriver.GSKIT})"
+
+
+def test_short_cipher_names_and_minus_become_gskits_long_name_list():
+    conf = "SSLCipherSpec ALL NONE\nSSLCipherSpec TLSv12 +C02F +C030 +9C\nSSLCipherSpec TLSv12 -9C\n"
+    got = {s.attribute: s.value for s in gskit_server.attributes(conf)}
+    assert got["GSK_TLSV12_CIPHER_SPECS_EX"] == \
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"
+
+
+# --- on the amd64 host: GSKit serves ----------------------------------------------------------------------------------
+
+
+def start(host, conf: str, binary: str, *, wait: bool = True):
+    """gskserve for conf in the background as root; (True, its first line) once it listens, or (False, what it
+    said) when it stopped, as IHS refuses to start."""
+    stop(host)
+    host.run("rm -f /tmp/gskserve.out /tmp/gskserve.err")
+    host.run_expect([0], f"{gskit_server.command(conf, binary)} > /tmp/gskserve.out 2> /tmp/gskserve.err "
+                         "< /dev/null & echo $! > /tmp/gskserve.pid")
+    for _ in range(100):
+        said = host.run("cat /tmp/gskserve.out").stdout
+        if said.startswith("ready"):
+            return True, said
+        if host.run("kill -0 $(cat /tmp/gskserve.pid)").rc != 0:  # stopped: read what it said after it stopped
+            return False, host.run("cat /tmp/gskserve.out /tmp/gskserve.err").stdout
+        host.run("sleep 0.1")
+    raise AssertionError("gskserve neither listened nor stopped in 10 s")
+
+
+def stop(host) -> None:
+    """The gskserve this module started (by its process id), if it still runs."""
+    host.run("test -s /tmp/gskserve.pid && kill $(cat /tmp/gskserve.pid); rm -f /tmp/gskserve.pid")
+
+
+def log(host) -> str:
+    return host.run("cat /tmp/gskserve.err").stdout
+
+
+def handshake(host, *args: str):
+    opts = " ".join(shlex.quote(a) for a in args)
+    # nothing sent: gskserve answers a request and closes without a close_notify, which OpenSSL 3.5 reports as
+    # an error; with no request the client closes first
+    return host.run(f"timeout 30 openssl s_client -connect 127.0.0.1:443 -servername {SERVER} "
+                    f"-CAfile {CA}/ca.crt -verify_return_error -brief {opts} < /dev/null 2>&1")
+
+
+def field(result, name: str) -> str:
+    for line in result.stdout.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"no {name!r} in:\n{result.stdout}")
+
+
+def lay_out(host, conf: str) -> str:
+    """The IHS tree for conf with the chapter's lint module, and the lint's verdict asserted (httpd -t passes)."""
+    path = ihs_lint.ihs_root(host, conf, root=ROOT)
+    checked = ihs_lint.httpd_t(host, path)
+    assert checked.rc == 0, output(checked)
+    return path
+
+
+def key_database(host, binary: str, *, with_server_key: bool, password: str = KDB_PW) -> None:
+    """KeyFile's key database at ROOT/ssl/key.kdb and its stash, written by GSKit's key management library
+    (libgsk8km_64) for password. Without the server key (the page's form: the key is in the token) it is a new CMS
+    key database that GSKit creates, holding the test CA as its signer, as the page's holds your CA. With the
+    server key it is a PKCS #12 file that openssl makes from a key and a test-CA certificate labelled ihscert (the
+    stand-in for gskcapicmd, which is not in the wheel: importing into the CMS file through libgsk8km_64 did not
+    work without its header); GSKit opens either by its content."""
+    host.run_expect([0], f"rm -f {ROOT}/ssl/key.kdb {ROOT}/ssl/key.rdb {ROOT}/ssl/key.crl {ROOT}/ssl/key.sth")
+    mode = "--stash"
+    if with_server_key:
+        host.run_expect([0], f"mkdir -p {WORK} && openssl req -new -newkey rsa:2048 -nodes -subj /CN={SERVER} "
+                             f"-keyout {WORK}/server.key -out {WORK}/server.csr 2>&1")
+        host.run_expect([0], f"CA_DIR={CA} bash {snippet_path('ihs/apache/test-ca.sh')} sign {WORK}/server.csr "
+                             f"{WORK}/server.crt")
+        host.run_expect([0], f"KDB_PW={shlex.quote(KDB_PW)} openssl pkcs12 -export -in {WORK}/server.crt "
+                             f"-inkey {WORK}/server.key -certfile {CA}/ca.crt -name ihscert -passout env:KDB_PW "
+                             f"-out {ROOT}/ssl/key.kdb")
+    else:  # the test CA as the signer GSKit validates the token's certificate with
+        host.run_expect([0], f"mkdir -p {WORK} && openssl x509 -in {CA}/ca.crt -outform DER -out {WORK}/ca.der")
+        mode = f"--create-kdb {ROOT}/ssl/key.kdb {WORK}/ca.der"
+    if mode == "--stash":
+        mode = f"--stash {ROOT}/ssl/key.kdb"
+    made = host.run(f"GSKSERVE_KEYDB_PW={shlex.quote(password)} {gskit_server.ENV} {binary} {mode}")
+    assert made.rc == 0, output(made)
+    assert host.file(f"{ROOT}/ssl/key.sth").size > 0
+    if not with_server_key:  # a CMS file: GSKit's magic and record type, and its request and CRL files
+        assert host.run(f"head -c 16 {ROOT}/ssl/key.kdb | grep -q X509KEY").rc == 0
+        assert host.file(f"{ROOT}/ssl/key.rdb").exists
+
+
+@pytest.fixture(params=["debian13-amd64"], ids=str)  # the wheel is built for x86_64 only
+def gskit_host(request, zr_host_pool):
+    """The amd64 host from the token state (the token, httpd's user in pkcs11, the test CA), with the wheel's folder
+    mounted read-only and gskserve built there; its network namespace recorded for a scanner on this machine."""
+    host = zr_host_pool.start(request.param, "-v", f"{clidriver.folder()}:{clidriver.IN_CONTAINER}:ro",
+                              state=TOKEN_KEY)
+    try:
+        pid = zr_host_pool.engine().run("inspect", "-f", "{{.State.Pid}}", host.zr_container).stdout.strip()
+        host.zr_port, host.zr_netns = 443, f"/proc/{pid}/ns/net"
+        host.zr_gskserve = gskit_server.build(host)
+        yield host
+    finally:
+        stop(host)
+        zr_host_pool.remove(host)
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_serves_the_fragment_from_the_key_database_tls_12_and_13_with_the_pages_suites_only(gskit_host):
+    host = gskit_host
+    conf = keystore_conf()
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    tls13 = handshake(host, "-tls1_3")
+    assert tls13.rc == 0, output(tls13)
+    assert (field(tls13, "Protocol version"), field(tls13, "Ciphersuite")) == ("TLSv1.3", "TLS_AES_256_GCM_SHA384")
+    tls12 = handshake(host, "-tls1_2")
+    assert tls12.rc == 0, output(tls12)
+    assert (field(tls12, "Protocol version"), field(tls12, "Ciphersuite")) == \
+        ("TLSv1.2", "ECDHE-RSA-AES256-GCM-SHA384")
+    assert handshake(host, "-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256").rc == 0
+    for refused in (("-tls1_1", "-cipher", "ALL:@SECLEVEL=0"), ("-tls1_2", "-cipher", "AES128-GCM-SHA256"),
+                    ("-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256")):
+        r = handshake(host, *refused)
+        assert r.rc != 0, f"{refused}: {output(r)}"
+    page = host.run(f"curl -sS --cacert {CA}/ca.crt --resolve {SERVER}:443:127.0.0.1 https://{SERVER}/")
+    assert page.rc == 0, output(page)
+    assert "GSKit served this" in page.stdout, output(page)
+    said = log(host)
+    assert "handshake: 0 protocol=5000 cipher=TLS_AES_256_GCM_SHA384" in said
+    assert "handshake: 0 protocol=596 cipher=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384" in said
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_alone_starts_with_tls_12_and_13_off_so_the_mapping_names_every_protocol(gskit_host):
+    """Why gskit_server.py sets every protocol: GSKit 8.0.60.5 with no protocol attribute serves TLS 1.1 and
+    refuses TLS 1.2 and 1.3 (IHS's own defaults differ; the page says so)."""
+    host = gskit_host
+    conf = keystore_conf()
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    bare = "\n".join(line for line in conf.splitlines()
+                     if not line.strip().startswith(("SSLProtocolDisable", "SSLCipherSpec")))
+    assert not [s for s in gskit_server.attributes(bare) if s.directive.startswith("SSLProtocol")]
+    keys = [s for s in gskit_server.attributes(bare) if s.attribute.startswith("GSK_KEYRING")]
+    table = gskit_server.ids()
+    stop(host)
+    host.run_expect([0], f"{gskit_server.ENV} {host.zr_gskserve} 443 "
+                         f"{' '.join(shlex.quote(k.arg(table)) for k in keys)} > /tmp/gskserve.out "
+                         "2> /tmp/gskserve.err < /dev/null & echo $! > /tmp/gskserve.pid")
+    host.run("for i in $(seq 50); do grep -q ready /tmp/gskserve.out && break; sleep 0.1; done")
+    assert handshake(host, "-tls1_2").rc != 0
+    assert handshake(host, "-tls1_3").rc != 0
+    old = handshake(host, "-tls1_1", "-cipher", "ALL:@SECLEVEL=0")
+    assert old.rc == 0, output(old)
+    assert field(old, "Protocol version") == "TLSv1.1"
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_refuses_to_start_with_a_stash_of_another_password(gskit_host):
+    host = gskit_host
+    conf = keystore_conf()
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True, password="not-the-kdb-password")
+    started, said = start(host, conf, host.zr_gskserve)
+    assert not started
+    assert "gsk_environment_init: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD" in said, said
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_a_label_the_key_database_lacks_fails_every_handshake(gskit_host):
+    """GSKit opens the key database and looks the label up per connection: every handshake fails with
+    GSK_ERROR_BAD_KEYFILE_LABEL and the client gets no certificate."""
+    host = gskit_host
+    conf = keystore_conf("nosuchcert")
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    r = handshake(host, "-tls1_2")
+    assert r.rc != 0, output(r)
+    assert "handshake: 407 GSK_ERROR_BAD_KEYFILE_LABEL" in log(host)
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_refuses_an_ecdhe_cbc_suite_for_tls_11_that_the_lint_accepts(gskit_host):
+    """IHS's cipher table lists TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA for TLS 1.0 to 1.2 and the lint accepts it after
+    TLSv11; GSKit 8.0.60.5 refuses it in its TLS 1.1 list (GSK_INVALID_PARAMETER) and the server does not start."""
+    host = gskit_host
+    conf = keystore_conf("ihscert", "SSLProtocolEnable TLSv11",
+                         "SSLCipherSpec TLSv11 +TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA")
+    conf = conf.replace("SSLProtocolDisable SSLv2 SSLv3 TLSv10 TLSv11", "SSLProtocolDisable SSLv2 SSLv3 TLSv10")
+    lay_out(host, conf)  # the lint passes it
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert not started
+    assert "gsk_attribute_set 242: 13 GSK_INVALID_PARAMETER" in said, said
+
+
+# --- the key in the token, as the page has it ------------------------------------------------------------------------
+
+
+def token_certificate(host) -> str:
+    """The page's token key and certificate (IBMICATOK:ihscert) for GSKit: gskcapicmd is not in the wheel, so the key
+    pair is generated in the token by the Apache page's key step (KEY_LABEL=ihscert: sign-only, sensitive, never
+    extractable, its label's bytes as CKA_ID), the test CA signs its request, and p11sak stores the certificate in
+    the token under the same label and CKA_ID (gskcapicmd -cert -create -crypto would make both). Returns the
+    slot."""
+    host.run_expect([0], f"mkdir -p {WORK}")
+    made = host.run(f"{token_env()} KEY_LABEL=ihscert CSR={WORK}/ihs.csr "
+                    f"bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')}")
+    assert made.rc == 0, output(made)
+    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path('ihs/apache/test-ca.sh')} sign {WORK}/ihs.csr "
+                         f"{WORK}/ihs.crt")
+    slot = slot_of(host)
+    key_id = b"ihscert".hex()
+    stored = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak import-cert x509 --slot {slot} "
+                      f"--label ihscert --id {key_id} --file {WORK}/ihs.crt")
+    assert stored.rc == 0, output(stored)
+    return slot
+
+
+def token_pin_stash(host, pin: str) -> None:
+    """SSLStashfile's file with the token's PIN (the stand-in for sslstash: gskit_server.sslstash_form)."""
+    copy_to(host, gskit_server.sslstash_form(pin), f"{ROOT}/ssl/ibmicatok.sth")
+    host.run_expect([0], f"chmod 0600 {ROOT}/ssl/ibmicatok.sth")
+
+
+def serve_token(host, pin: str = PINS["TOKEN_USER_PIN"]):
+    """The page's fragment as it is (driver on the host's triplet), the key in the token; gskserve started."""
+    slot = token_certificate(host)
+    conf = page_conf(host)
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=False)
+    token_pin_stash(host, pin)
+    started, said = start(host, conf, host.zr_gskserve)
+    return slot, started, said
+
+
+def check_key_in_token(host, slot: str):
+    env = f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot} SERVER_NAME={SERVER}"
+    return host.run(f"runuser -u www-data -- env {env} bash {snippet_path(CHECK_KEY)} localhost:443")
+
+
+def check_token_signs(host, slot: str):
+    env = f"SERVICE_USER=root SLOT={slot} CA_FILE={CA}/ca.crt SERVER_NAME={SERVER}"
+    return host.run(f"env {env} bash {snippet_path(CHECK_SIGNS)} localhost:443 3")
+
+
+@pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_gskit_serves_the_page_fragment_with_the_key_in_the_token_and_both_outcome_checks_pass(gskit_host):
+    host = gskit_host
+    slot, started, said = serve_token(host)
+    assert started, said
+    tls13 = handshake(host, "-tls1_3")
+    assert tls13.rc == 0, output(tls13) + log(host)
+    assert field(tls13, "Ciphersuite") == "TLS_AES_256_GCM_SHA384"
+    tls12 = handshake(host, "-tls1_2")
+    assert tls12.rc == 0, output(tls12)
+    assert field(tls12, "Ciphersuite") == "ECDHE-RSA-AES256-GCM-SHA384"
+    served = host.run(f"openssl x509 -in {WORK}/ihs.crt -noout -pubkey").stdout
+    token_key = host.run("OPENSSL_CONF=/etc/ssl/openssl-pkcs11.conf openssl pkey -pubin -pubout "
+                         "-in 'pkcs11:token=IBMICATOK;object=ihscert;type=public'").stdout
+    assert "BEGIN PUBLIC KEY" in served
+    assert served == token_key
+    key = check_key_in_token(host, slot)
+    assert key.rc == 0, output(key)
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+    print(key.stdout, signs.stdout)
+
+
+@pytest.mark.snippet(CONF, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_both_outcome_checks_fail_when_gskit_serves_the_key_from_the_key_database(gskit_host):
+    """Negative case: the same certificate name served with a key in the key database: the token has no key for the
+    served certificate and signs nothing."""
+    host = gskit_host
+    slot = slot_of(host)
+    conf = keystore_conf()
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=True)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    key = check_key_in_token(host, slot)
+    assert key.rc == 1, output(key)
+    assert "no private key in slot" in key.stderr
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 1, output(signs)
+    assert "signed outside the token" in signs.stderr
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_does_not_serve_with_a_wrong_token_pin_in_the_stash(gskit_host):
+    host = gskit_host
+    _slot, started, said = serve_token(host, pin="86427531")
+    if started:  # what it does then, for the message
+        said += output(handshake(host, "-tls1_2")) + log(host)
+    assert not started, said  # GSKit logs in to the token in gsk_environment_init: IHS would not start either
+    assert "gsk_environment_init: 432 GSK_ERROR_PKCS11_TOKEN_BADPASSWORD" in said, said
+
+
+# --- two scanners against GSKit serving the page's fragment ---------------------------------------------------------
+
+
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_testssl_finds_only_tls_12_and_13_from_gskit_serving_the_page_fragment(gskit_host):
+    host = gskit_host
+    _slot, started, said = serve_token(host)
+    assert started, said
+    run = host.run(f"testssl --quiet --color 0 --warnings off --add-ca {CA}/ca.crt --ip 127.0.0.1 "
+                   f"--jsonfile /tmp/testssl.json https://{SERVER}/")
+    assert host.file("/tmp/testssl.json").exists, run.stdout[-3000:] + run.stderr
+    found = {f["id"]: f["finding"] for f in json.loads(host.file("/tmp/testssl.json").content_string)}
+    print({k: v for k, v in found.items() if k.startswith(("SSLv", "TLS1", "overall", "grade", "cipher_order",
+                                                              "FS", "cipherlist", "supported_groups"))})
+    assert [found.get(p) for p in ("SSLv2", "SSLv3", "TLS1", "TLS1_1")] == ["not offered"] * 4
+    assert found.get("TLS1_2") == "offered"
+    assert found.get("TLS1_3", "").startswith("offered")
+    caps = sorted(v for k, v in found.items() if k.startswith("grade_cap_reason"))
+    assert (found.get("overall_grade"), caps) == ("A", ["Grade capped to A. HSTS is not offered"]), caps
+
+
+def sslyze(host, tmp_path: Path):
+    """sslyze from this machine in the container's network namespace, against Mozilla's intermediate profile."""
+    exe = Path(sys.executable).with_name("sslyze")
+    if not exe.exists():
+        pytest.fail(f"sslyze is not installed next to {sys.executable}: pip install 'sslyze>=6.3,<7'", pytrace=False)
+    if not shutil.which("nsenter"):
+        pytest.fail("nsenter is not installed: apt-get install util-linux", pytrace=False)
+    ca = tmp_path / "ca.crt"
+    ca.write_text(host.file(f"{CA}/ca.crt").content_string)
+    out = tmp_path / "scan.json"
+    proc = subprocess.run(["nsenter", f"--net={host.zr_netns}", str(exe), "--mozilla_config=intermediate",
+                           f"--certinfo_ca_file={ca}", f"--json_out={out}", f"{SERVER}:443{{127.0.0.1}}"],
+                          capture_output=True, text=True, timeout=300)
+    return proc, json.loads(out.read_text()) if out.exists() else None
+
+
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_sslyze_finds_the_pages_suites_and_gskits_own_curves_outside_mozilla_intermediate(gskit_host, tmp_path):
+    """The protocols and suites are the file's. What the file does not set is GSKit's: it accepts X448 and secp521r1
+    for ECDHE, which Mozilla's intermediate profile leaves out (sslyze: not compliant), and it honours renegotiation
+    started by the client. Both are measured facts about GSKit 8.0.60.5 with this file, not about IHS, whose
+    defaults could not be checked."""
+    host = gskit_host
+    _slot, started, said = serve_token(host)
+    assert started, said
+    proc, scan = sslyze(host, tmp_path)
+    assert scan is not None, proc.stdout + proc.stderr
+    print(proc.stdout[-4000:])
+    result = scan["server_scan_results"][0]["scan_result"]
+    accepted = {name: sorted(c["cipher_suite"]["name"] for c in result[name]["result"]["accepted_cipher_suites"])
+                for name in ("ssl_2_0_cipher_suites", "ssl_3_0_cipher_suites", "tls_1_0_cipher_suites",
+                             "tls_1_1_cipher_suites", "tls_1_2_cipher_suites", "tls_1_3_cipher_suites")}
+    assert accepted == {
+        "ssl_2_0_cipher_suites": [], "ssl_3_0_cipher_suites": [], "tls_1_0_cipher_suites": [],
+        "tls_1_1_cipher_suites": [],
+        "tls_1_2_cipher_suites": ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"],
+        "tls_1_3_cipher_suites": ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384"]}
+    curves = {c["name"] for c in result["elliptic_curves"]["result"]["supported_curves"]}
+    assert curves == {"X25519", "X448", "secp256r1", "secp384r1", "secp521r1"}, curves
+    assert proc.returncode != 0
+    assert "FAILED - Not compliant." in proc.stdout
+    verdict = next(line for line in proc.stdout.splitlines() if "tls_curves:" in line)
+    assert "'X448'" in verdict, verdict
+    assert "'secp521r1'" in verdict, verdict
+    assert result["session_renegotiation"]["result"]["is_vulnerable_to_client_renegotiation_dos"] is True
