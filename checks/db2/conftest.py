@@ -79,14 +79,14 @@ def jdbc_host(request, zr_host_pool):
 
 
 # --- cli_host: IBM's CLI driver (db2cli, GSKit) on a container host ----------------------------------------------
-# The driver from PyPI's ibm_db wheel (pinned and unpacked once on this machine: zrunbook/db2/clidriver.py) mounted
+# The driver from PyPI's ibm_db wheel (pinned and unpacked once on this machine: zrunbook/clidriver.py) mounted
 # read-only at /opt/ibm_db. Only on amd64: the wheel is built for x86_64 and PyPI has no s390x build of it.
 CLI_HOSTS = {name for name, spec in eng.HOSTS.items() if not spec.qemu and spec.arch == "amd64"}
 
 
 @pytest.fixture(params=sorted(CLI_HOSTS), ids=str)
 def cli_host(request, zr_host_pool):
-    from zrunbook.db2 import clidriver
+    from zrunbook import clidriver
 
     host = zr_host_pool.start(request.param, "-v", f"{clidriver.folder()}:{clidriver.IN_CONTAINER}:ro")
     try:

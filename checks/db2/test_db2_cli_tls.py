@@ -1,5 +1,5 @@
 """Db2's CLI and ODBC clients over TLS, for real: IBM's CLI driver (Db2 12.1.4 with GSKit 8.0.60, from PyPI's ibm_db
-wheel: zrunbook/db2/clidriver.py) runs on the amd64 host. The page's test script runs `db2cli validate -connect` with
+wheel: zrunbook/clidriver.py) runs on the amd64 host. The page's test script runs `db2cli validate -connect` with
 the page's db2dsdriver.cfg (and, second, its connection string) against `openssl s_server -msg`
 (zrunbook/db2/endpoint.py), which records the ClientHello, completes the handshake and speaks no DRDA.
 
@@ -18,8 +18,8 @@ import pytest
 
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import output
-from zrunbook import SNIPPETS, registry
-from zrunbook.db2 import clidriver, client_hello, endpoint, values
+from zrunbook import SNIPPETS, clidriver, registry
+from zrunbook.db2 import client_hello, endpoint, values
 from zrunbook.formats import clp
 from zrunbook.shown_output import assert_shown_output, normalise_common
 

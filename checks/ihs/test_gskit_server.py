@@ -29,8 +29,7 @@ from checks.hosts.apache import CA, TOKEN_KEY
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import copy_to, output
-from zrunbook import SNIPPETS, registry
-from zrunbook.db2 import clidriver
+from zrunbook import SNIPPETS, clidriver, registry
 from zrunbook.ihs import gskit_server, ihs_lint
 from zrunbook.ihs.distro_paths import on_host
 

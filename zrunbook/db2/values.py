@@ -163,22 +163,22 @@ def jdbc_cipher_suites() -> str:
     return _names(props["sslCipherSuites"])
 
 
-# --- the CLI driver the checks run (zrunbook/db2/clidriver.py: pinned, and its levels asserted by the checks) -------
+# --- the CLI driver the checks run (zrunbook/clidriver.py: pinned, and its levels asserted by the checks) -------
 
 
 def cli_driver_level() -> str:
-    from zrunbook.db2 import clidriver
+    from zrunbook import clidriver
 
     return clidriver.DB2_LEVEL.split()[-1].lstrip("v")
 
 
 def cli_gskit_level() -> str:
-    from zrunbook.db2 import clidriver
+    from zrunbook import clidriver
 
     return clidriver.GSKIT
 
 
 def cli_wheel() -> str:
-    from zrunbook.db2 import clidriver
+    from zrunbook import clidriver
 
     return f"ibm_db {clidriver.VERSION}"

@@ -2,7 +2,7 @@
 attributes.
 
 IBM HTTP Server cannot be installed here, but the TLS library under its mod_ibm_ssl can: the Db2 CLI driver in
-PyPI's ibm_db wheel (zrunbook/db2/clidriver.py, GSKit 8.0.60.5) carries libgsk8ssl_64, libgsk8km_64 and
+PyPI's ibm_db wheel (zrunbook/clidriver.py, GSKit 8.0.60.5) carries libgsk8ssl_64, libgsk8km_64 and
 libgsk8p11_64. ``gskserve`` (zrunbook/ihs/gskit_server/gskserve.c) is a small TLS server on GSKit's SSL API that
 knows no directive; ``attributes(conf)`` maps the directives to what it sets, as mod_ibm_ssl would:
 
@@ -41,9 +41,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from zrunbook import FACTS
+from zrunbook import FACTS, clidriver
 from zrunbook import facts as facts_tables
-from zrunbook.db2 import clidriver
 
 SOURCE = Path(__file__).resolve().parent / "gskit_server" / "gskserve.c"
 TABLE = FACTS / "ihs" / "gskit-attributes.csv"

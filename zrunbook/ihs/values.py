@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-DEPENDS_ON = ["zrunbook/db2/clidriver.py", "facts/ihs/gskit-attributes.csv"]
+DEPENDS_ON = ["zrunbook/clidriver.py", "facts/ihs/gskit-attributes.csv"]
 
 
 def gskit_level() -> str:
-    """The GSKit level the IHS checks ran: the one in the pinned ibm_db wheel (zrunbook/db2/clidriver.py)."""
-    from zrunbook.db2 import clidriver
+    """The GSKit level the IHS checks ran: the one in the pinned ibm_db wheel (zrunbook/clidriver.py)."""
+    from zrunbook import clidriver
 
     return clidriver.GSKIT
 
 
 def gskit_wheel() -> str:
-    from zrunbook.db2 import clidriver
+    from zrunbook import clidriver
 
     return f"ibm_db {clidriver.VERSION}"

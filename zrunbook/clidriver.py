@@ -1,4 +1,5 @@
-"""IBM's Db2 CLI driver (IBM Data Server Driver for ODBC and CLI) as PyPI's ``ibm_db`` wheel carries it: ``clidriver/``
+"""Shared by the Db2, IHS and WebSEAL chapters (a core module: no chapter package imports another's):
+IBM's Db2 CLI driver (IBM Data Server Driver for ODBC and CLI) as PyPI's ``ibm_db`` wheel carries it: ``clidriver/``
 with ``db2cli`` and, in ``clidriver/lib/icc/``, IBM's GSKit; ``ibm_db.libs/`` holds the libraries the wheel's build
 bundled for it (db2cli needs them on the library path). The manylinux x86_64 wheel is pinned by version and SHA-256
 (zrunbook/fetch.py), fetched once into build/cache/clidriver/ and unpacked beside it; the Db2 chapter's checks mount
