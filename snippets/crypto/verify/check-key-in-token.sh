@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Proves that the private key of the certificate a TLS server presents lives in an openCryptoki token and can
-# never leave it: the token holds a private key with the certificate's public key (RSA: its modulus; ECDSA: its
-# public key info), and that key is private,
-# sensitive, never extractable and local (generated in the token, not imported). Then no copy of the key can
-# exist in a file, in the server's configuration or anywhere else.
+# Proves that the private key of the certificate a TLS server presents is in an openCryptoki token and cannot be
+# exported through PKCS #11: the token holds a private key with the certificate's public key (RSA: its modulus;
+# ECDSA: its public key info), and that key is private, sensitive, never extractable and local (generated in the
+# token, not imported). It says which token model holds it: the ICA and soft tokens keep the key as an encrypted
+# object in the token's store (TOK_OBJ), a file that root and the pkcs11 group can read; CCA and EP11 keep it as a
+# secure key, wrapped by the adapter's master key.
 # Run as the server's user (a member of pkcs11) with the token's user PIN in TOKEN_USER_PIN:
 #   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT
 # Needs openssl, pkcsconf and p11sak from openCryptoki 3.21 or later (list-key --long).
@@ -36,6 +37,12 @@ read -r -a lists <<<"${SIGALGS:-}"
 # The token's flags, read without logging in (PKCS #11 CKF_USER_PIN_*): no login when one of them is set.
 flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1 || true)
 [[ -n $flags ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running, and is $(id -un) in pkcs11?"
+model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*//p' | head -n 1 || true)
+case ${model:-unknown} in
+  *ICA* | *Soft*) stored="a clear key encrypted at rest in the token's store (TOK_OBJ), not a secure key" ;;
+  *CCA* | *EP11*) stored="a secure key, wrapped by the adapter's master key" ;;
+  *) stored="stored as the token's model keeps keys" ;;
+esac
 doubtful=()
 (( 16#$flags & 0x10000 )) && doubtful+=("USER_PIN_COUNT_LOW: a wrong user PIN was given since the last good login")
 (( 16#$flags & 0x20000 )) && doubtful+=("USER_PIN_FINAL_TRY: one more wrong user PIN locks the token")
@@ -106,4 +113,4 @@ if ((${#fail[@]})); then
   printf '  %s\n' "${fail[@]}" >&2
   exit 1
 fi
-echo "The key of each certificate $target presents (${#lists[@]}) is in slot $SLOT: private, sensitive, never extractable, generated in the token."
+echo "The key of each certificate $target presents (${#lists[@]}) is in slot $SLOT (token model ${model:-unknown}): private, sensitive, never extractable, generated in the token; $stored; not exportable through PKCS #11."
