@@ -45,6 +45,7 @@ NEEDS = {
     "openssl-3.0": "only with OpenSSL 3.0 or 3.1",
     "own-kernel": "needs the machine's own kernel, not a container's",
     "native-cpu": "needs a native CPU, not qemu's emulation",
+    "systemd": "needs a booted system that runs systemd",
 }
 # What each check host has of NEEDS: no container here has an AP bus or an adapter, none of IBM's products can
 # be installed in one, both run Debian 13's OpenSSL 3.5, and a container cannot set kernel parameters. The s390x
