@@ -1,0 +1,26 @@
+"""Statements issue 33 found wrong or missing, each pinned to the page that must carry it and to its source, so a
+later edit cannot silently bring the old wording back."""
+
+import pytest
+
+from zrunbook import ROOT
+
+# (page, text it must say, text it must no longer say, where the fact comes from)
+STATEMENTS = [
+    ("docs/how-to/ctg/02-java-providers-and-jvm.md",
+     "by less, but still, for 4 KB ones",
+     "for 4 KB payloads throughput was the same with and without it",
+     "the CICS TG study, section 2.4: even for 4K channels hardware cryptography saves CPU"),
+    ("docs/how-to/crypto/assign-adapters.md",
+     "under z/VM 6.4 needs APAR VM65942",
+     None,
+     "libica README.md, requirements: ECC via shared CEX4C adapter under z/VM 6.4 requires APAR VM65942"),
+]
+
+
+@pytest.mark.parametrize(("page", "says", "no_longer", "source"), STATEMENTS, ids=[s[0] for s in STATEMENTS])
+def test_the_page_states_the_sourced_fact(page, says, no_longer, source):
+    text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+    assert says in text, f"{page} must say {says!r} ({source})"
+    if no_longer:
+        assert no_longer not in text, f"{page} still says {no_longer!r}, which its source contradicts ({source})"
