@@ -15,6 +15,14 @@ STATEMENTS = [
      "under z/VM 6.4 needs APAR VM65942",
      None,
      "libica README.md, requirements: ECC via shared CEX4C adapter under z/VM 6.4 requires APAR VM65942"),
+    ("docs/how-to/ihs/05-apache-pkcs11-provider.md",
+     "IBM's `openssl-pkcs11-sign-provider` is an OpenSSL 3 provider made for openCryptoki",
+     None,
+     "github.com/opencryptoki/openssl-pkcs11-sign-provider; Fedora and Ubuntu (25.04) package lists"),
+    ("docs/how-to/was/05-pkcs11-provider.md",
+     "IBM Java 8 has a third route on Linux on IBM Z: IBMJCECCA",
+     None,
+     "IBM SDK 8, jcecca_linux.html: available only for z/OS and 64-bit Linux for IBM Z"),
 ]
 
 
