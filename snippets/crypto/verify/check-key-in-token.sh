@@ -22,9 +22,13 @@ target=$1
 for tool in openssl p11sak pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openssl and opencryptoki."
 done
-p11sak_help=$(p11sak list-key --help 2>&1 || true)
-[[ $p11sak_help == *--long* ]] ||
-  die "this p11sak cannot list key attributes (list-key --long): it needs openCryptoki 3.21 or later."
+# p11sak lists the key attributes this check reads (list-key --long) from openCryptoki 3.21; older releases accept
+# --long too but print no attributes, so the gate is the library's version (pkcsconf -i), not p11sak's help.
+version=$(pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:\{0,1\}[[:space:]]*\([0-9]*\.[0-9]*\).*/\1/p' | head -n 1 || true)
+[[ $version =~ ^([0-9]+)\.([0-9]+)$ ]] ||
+  die "pkcsconf -i shows no openCryptoki library version: is pkcsslotd running, and is $(id -un) in pkcs11?"
+((BASH_REMATCH[1] > 3 || (BASH_REMATCH[1] == 3 && BASH_REMATCH[2] >= 21))) ||
+  die "this is openCryptoki $version: its p11sak cannot list key attributes (list-key --long needs 3.21 or later)."
 
 # SERVER_NAME (optional): the name to ask for (SNI) when HOST is not the certificate's name. SIGALGS (optional):
 # the signature schemes to offer, one OpenSSL list per certificate the server has, separated by spaces; the
