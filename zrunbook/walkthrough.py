@@ -37,6 +37,7 @@ DEBIAN_TABS = ("Current", "Ubuntu/Debian")  # the tabs a reader on Debian or Ubu
 NEEDS = {
     "ibm-z": "needs IBM Z hardware",
     "s390x": "s390x only",
+    "s390x-path": "as shown for s390x; elsewhere after writing this machine's library path (step 2)",
     "ihs": "needs IBM HTTP Server",
     "db2": "needs Db2",
     "websphere": "needs WebSphere Application Server",
@@ -51,7 +52,7 @@ NEEDS = {
 # be installed in one, both run Debian 13's OpenSSL 3.5, and a container cannot set kernel parameters. The s390x
 # host runs under qemu-user: a step whose outcome depends on the CPU's speed (a token login within pkcs11-provider's
 # one-second wait) needs a native CPU.
-HAS = {"amd64": {"s390x": False, "native-cpu": True}, "s390x": {"s390x": True}}
+HAS = {"amd64": {"s390x": False, "native-cpu": True}, "s390x": {"s390x": True, "s390x-path": True}}
 _MD = MarkdownIt("commonmark").use(colon_fence_plugin)
 _DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
 _OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")

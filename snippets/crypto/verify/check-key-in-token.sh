@@ -6,7 +6,7 @@
 # object in the token's store (TOK_OBJ), a file that root and the pkcs11 group can read; CCA and EP11 keep it as a
 # secure key, wrapped by the adapter's master key.
 # Run as the server's user (a member of pkcs11) with the token's user PIN in TOKEN_USER_PIN:
-#   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT
+#   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT   (or TOKEN_LABEL=<label> instead of SLOT)
 # Needs openssl, pkcsconf and p11sak from openCryptoki 3.21 or later (list-key --long).
 # It logs in once, and only after the token's flags (pkcsconf -t, no login) show no wrong PIN since the last
 # good login: three wrong PINs in a row lock the token for every service. Exit status: 0 the key is in the
@@ -17,11 +17,14 @@ set -euo pipefail
 die() { echo "check-key-in-token: $*" >&2; exit 1; }
 [[ $# -eq 1 && $1 == *:* ]] || die "usage: TOKEN_USER_PIN=... SLOT=N $0 HOST:PORT"
 target=$1
-[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them)."
 [[ -n ${TOKEN_USER_PIN:-} ]] || die "set TOKEN_USER_PIN to the token's user PIN (read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN)."
 for tool in openssl p11sak pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openssl and opencryptoki."
 done
+# SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
+[[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
+  SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
+[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
 # p11sak lists the key attributes this check reads (list-key --long) from openCryptoki 3.21; older releases accept
 # --long too but print no attributes, so the gate is the library's version (pkcsconf -i), not p11sak's help.
 version=$(pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:\{0,1\}[[:space:]]*\([0-9]*\.[0-9]*\).*/\1/p' | head -n 1 || true)

@@ -7,6 +7,7 @@
 # RSA in software when no Crypto Express adapter answers, and says nothing. REQUIRE_HARDWARE=yes makes such
 # software operations a failure. Run as root, with the server's certificate or its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
+# (TOKEN_LABEL=<label> instead of SLOT finds the slot by the token's label.)
 # SERVER_NAME (optional): the name in the server's certificate when HOST is not that name (localhost on the
 # server itself): curl then asks for https://SERVER_NAME:PORT/ and connects to HOST:PORT. SIGALGS (optional):
 # the signature schemes curl offers, as OpenSSL lists them, one list per certificate the server has, separated
@@ -24,12 +25,15 @@ die() { echo "check-token-signs: $*" >&2; exit 1; }
 target=$1 count=${2:-5}
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "COUNT must be a positive number, not '$count'."
 [[ -n ${SERVICE_USER:-} ]] || die "set SERVICE_USER to the user the server runs as."
-[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them)."
 [[ -r ${CA_FILE:-} ]] || die "set CA_FILE to a PEM file with the server's certificate or its CA."
 ((EUID == 0)) || die "run as root: only root can read another user's counters (pkcsstats -U)."
 for tool in curl pkcsconf pkcsstats; do
   command -v "$tool" >/dev/null || die "$tool is missing: install curl and openCryptoki 3.18 or later."
 done
+# SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
+[[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
+  SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
+[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
 model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*//p' | head -n 1 || true)
 [[ -n $model ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running?"
 libica=no
