@@ -68,7 +68,8 @@ ops() {
 ica_ops() {
   local table
   table=$(icastats -U "$SERVICE_USER" 2>&1) || {
-    [[ $table == *"No statistics"* || $table == *"not available"* ]] && { echo 0 0; return; }
+    # no counters yet for a user whose processes have not used libica since the last boot
+    [[ $table == *"Could not map shared memory"* ]] && { echo 0 0; return; }
     die "icastats -U $SERVICE_USER failed: $table"
   }
   awk -F'|' 'function add(f, n) { k = split(f, c, " +"); for (i = 1; i <= k; i++) n += c[i]; return n }
