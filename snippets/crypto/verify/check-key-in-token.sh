@@ -44,7 +44,7 @@ read -r -a lists <<<"${SIGALGS:-}"
 # The token's flags, read without logging in (PKCS #11 CKF_USER_PIN_*): no login when one of them is set.
 flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1 || true)
 [[ -n $flags ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running, and is $(id -un) in pkcs11?"
-model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*//p' | head -n 1 || true)
+model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)
 case ${model:-unknown} in
   *ICA* | *Soft*) stored="a clear key encrypted at rest in the token's store (TOK_OBJ), not a secure key" ;;
   *CCA* | *EP11*) stored="a secure key, wrapped by the adapter's master key" ;;

@@ -34,7 +34,7 @@ done
 [[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
   SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
 [[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
-model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*//p' | head -n 1 || true)
+model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)
 [[ -n $model ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running?"
 libica=no
 if [[ $model == *ICA* ]]; then
