@@ -409,7 +409,7 @@ def test_signing_check_shows_that_libica_signed_in_software_where_no_adapter_ans
     signs = check_token_signs(fresh_host, ca, QEMU_SIGALGS)
     assert signs.rc == 0, signs.stdout + signs.stderr
     said = re.search(r"2 new TLS connections, (\d+) RSA and 0 ECDSA operations in slot \d+ \(token model ICA\) by "
-                     r"www-data; libica \(icastats -U www-data\): (\d+) in hardware, (\d+) in software", signs.stdout)
+                     r"www-data; libica \(icastats -S\): (\d+) in hardware, (\d+) in software", signs.stdout)
     assert said, signs.stdout + signs.stderr
     rsa, hardware, software = map(int, said.groups())
     assert rsa >= 2, said.group(0)
@@ -417,6 +417,14 @@ def test_signing_check_shows_that_libica_signed_in_software_where_no_adapter_ans
     assert software >= 2, said.group(0)
     assert "libica computed" in signs.stderr
     assert "in software: no Crypto Express adapter" in signs.stderr
+    # why the check sums every user's counters: libica counted the workers' signatures under root, the user httpd's
+    # parent had when it loaded libica, and none under www-data
+    per_user = {user: fresh_host.run(f"icastats -U {user}").stdout for user in ("root", "www-data")}
+    counts = {user: [int(n) for line in table.splitlines() if line.split("|")[0].strip() in ("RSA-ME", "RSA-CRT")
+                     for column in line.split("|")[1:] for n in column.split()]
+              for user, table in per_user.items()}
+    assert sum(counts["root"]) > 0, per_user["root"]
+    assert sum(counts["www-data"]) == 0, per_user["www-data"]
     strict = fresh_host.run(f"env REQUIRE_HARDWARE=yes SERVICE_USER=www-data SLOT={slot_of(fresh_host)} CA_FILE={ca} "
                             f"SERVER_NAME=www.example.com SIGALGS={shlex.quote(QEMU_SIGALGS)} "
                             f"bash {snippet_path(CHECK_SIGNS)} localhost:443 2")

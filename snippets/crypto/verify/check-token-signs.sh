@@ -63,15 +63,13 @@ ops() {
              END { print rsa + 0, ec + 0 }' <<<"$out"
 }
 
-# The server user's private-key operations in libica: "HARDWARE SOFTWARE", RSA (modular exponentiation and CRT)
-# and ECDSA signatures, from icastats' table (function | hardware | software).
+# The private-key operations libica counted, every user's together: "HARDWARE SOFTWARE", RSA (modular
+# exponentiation and CRT) and ECDSA signatures, from icastats' table (function | hardware | software). Every user's,
+# because libica keeps the counters of the user a process had when it loaded libica: httpd's parent loads it as
+# root, before its workers become the server's user.
 ica_ops() {
   local table
-  table=$(icastats -U "$SERVICE_USER" 2>&1) || {
-    # no counters yet for a user whose processes have not used libica since the last boot
-    [[ $table == *"Could not map shared memory"* ]] && { echo 0 0; return; }
-    die "icastats -U $SERVICE_USER failed: $table"
-  }
+  table=$(icastats -S 2>&1) || die "icastats -S failed: $table"
   awk -F'|' 'function add(f, n) { k = split(f, c, " +"); for (i = 1; i <= k; i++) n += c[i]; return n }
              $1 ~ /^ *(RSA-ME|RSA-CRT|ECDSA Sign) *$/ { hw = add($2, hw); sw = add($3, sw) }
              END { print hw + 0, sw + 0 }' <<<"$table"
@@ -106,7 +104,7 @@ for offer in "${lists[@]}"; do
   if [[ $libica == yes ]]; then
     read -r hw_after sw_after < <(ica_ops)
     hw=$((hw_after - hw_before)) sw=$((sw_after - sw_before))
-    what+="; libica (icastats -U $SERVICE_USER): $hw in hardware, $sw in software"
+    what+="; libica (icastats -S): $hw in hardware, $sw in software"
   fi
   if ((grown < count)); then
     fail+=("$what: the handshakes signed outside the token (a software key, or a provider that bypasses it).")
