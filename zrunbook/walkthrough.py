@@ -37,6 +37,7 @@ DEBIAN_TABS = ("Current", "Ubuntu/Debian")  # the tabs a reader on Debian or Ubu
 NEEDS = {
     "ibm-z": "needs IBM Z hardware",
     "s390x": "s390x only",
+    "s390x-path": "as shown for s390x; elsewhere after writing this machine's library path (step 2)",
     "ihs": "needs IBM HTTP Server",
     "db2": "needs Db2",
     "websphere": "needs WebSphere Application Server",
@@ -45,12 +46,13 @@ NEEDS = {
     "openssl-3.0": "only with OpenSSL 3.0 or 3.1",
     "own-kernel": "needs the machine's own kernel, not a container's",
     "native-cpu": "needs a native CPU, not qemu's emulation",
+    "systemd": "needs a booted system that runs systemd",
 }
 # What each check host has of NEEDS: no container here has an AP bus or an adapter, none of IBM's products can
 # be installed in one, both run Debian 13's OpenSSL 3.5, and a container cannot set kernel parameters. The s390x
 # host runs under qemu-user: a step whose outcome depends on the CPU's speed (a token login within pkcs11-provider's
 # one-second wait) needs a native CPU.
-HAS = {"amd64": {"s390x": False, "native-cpu": True}, "s390x": {"s390x": True}}
+HAS = {"amd64": {"s390x": False, "native-cpu": True}, "s390x": {"s390x": True, "s390x-path": True}}
 _MD = MarkdownIt("commonmark").use(colon_fence_plugin)
 _DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
 _OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")

@@ -49,6 +49,10 @@ def test_pkcsslotd_reads_the_service_slot_and_finds_an_ica_token_there(fresh_hos
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STANZA, checker="testinfra")
 def test_each_service_token_has_its_own_pins_and_keys(fresh_host):
+    """Also settles what the openCryptoki page says of comments: the stanza's braces hold a '#' line, and 3.23's
+    pkcsslotd reads it (an earlier page called that a syntax error)."""
+    braces = (SNIPPETS / STANZA).read_text().split("{", 1)[1].split("}", 1)[0]
+    assert any(line.lstrip().startswith("#") for line in braces.splitlines()), braces
     start_pkcsslotd(fresh_host)
     first = init_token(fresh_host)
     assert first.rc == 0, output(first)

@@ -73,3 +73,44 @@ def test_a_shell_without_the_pkcs11_group_is_told_to_log_in_again(fresh_host):
     assert result.rc == 1, result.stdout + result.stderr
     assert "not in the pkcs11 group yet" in result.stderr
     assert "is running" not in result.stdout
+
+
+# A second soft-token slot, as the service-token step appends one (here with the soft token's library).
+NEW_SLOT = "\nslot 5\n{\nstdll = libpkcs11_sw.so\ntokname = swtok-restart\n}\n"
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_restart_makes_a_running_daemon_read_a_changed_configuration(fresh_host):
+    """The page's route after a change to opencryptoki.conf: a plain start leaves the running daemon (and its old
+    slot list) alone; 'restart' stops it by its PID and starts one that lists the new slot."""
+    assert run_snippet(fresh_host, SNIPPET).rc == 0
+    fresh_host.run_expect([0], f"printf '%s' '{NEW_SLOT}' >> /etc/opencryptoki/opencryptoki.conf")
+    again = run_snippet(fresh_host, SNIPPET)
+    assert again.rc == 0, again.stderr
+    assert "Slot #5 Info" not in again.stdout  # the old daemon still serves the old list
+    restarted = run_snippet(fresh_host, SNIPPET, "restart")
+    assert restarted.rc == 0, restarted.stdout + restarted.stderr
+    assert "Slot #5 Info" in restarted.stdout, restarted.stdout
+    live = fresh_host.run("ps -C pkcsslotd -o stat= | grep -vc '^Z'").stdout.strip()
+    assert live == "1", live
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_restart_under_a_parent_that_never_reaps_starts_a_new_daemon_and_says_why_the_old_one_lingers(fresh_host):
+    """A container without an init: the stopped daemon stays a zombie. The restart does not count it as running,
+    starts a new daemon that answers, and says to start containers with an init."""
+    # pkcsslotd started under a child subreaper that only sleeps (the doctor check's way to make a zombie)
+    fresh_host.run_expect([0], "systemd-tmpfiles --create /usr/lib/tmpfiles.d/opencryptoki.conf; "
+                               "python3 -c 'import ctypes, subprocess, time; ctypes.CDLL(None).prctl(36, 1, 0, 0, 0); "
+                               "subprocess.run([\"pkcsslotd\"]); time.sleep(600)' >/dev/null 2>&1 & "
+                               "for i in $(seq 60); do pkcsconf -s >/dev/null 2>&1 && exit 0; sleep 0.5; done; exit 1")
+    restarted = run_snippet(fresh_host, SNIPPET, "restart")
+    assert restarted.rc == 0, restarted.stdout + restarted.stderr
+    assert "a zombie" in restarted.stderr, restarted.stderr
+    assert "docker run --init" in restarted.stderr
+    assert fresh_host.run("pkcsconf -s").rc == 0
+    states = fresh_host.run("ps -C pkcsslotd -o stat=").stdout.split()
+    assert sum(not s.startswith("Z") for s in states) == 1, states
+    assert any(s.startswith("Z") for s in states), states

@@ -7,7 +7,7 @@ IHS chapter's walkthrough on a clean host (checks/walkthrough/).
 
 import pytest
 
-from checks.hosts.apache import OPENSSL_PKCS11_CONF, put
+from checks.hosts.apache import OPENSSL_PKCS11_CONF, put, serve_files
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS
 from checks.hosts.util import output
@@ -36,6 +36,21 @@ def test_the_site_step_stops_when_the_certificate_the_site_names_is_missing(fres
     assert result.rc == 1, output(result)
     assert "names the certificate '/etc/ssl/certs/www.example.com.crt', which does not exist" in result.stderr
     assert fresh_host.run("test -e /etc/apache2/sites-enabled/tls.conf").rc == 1  # nothing enabled
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SITE_STEP, checker="testinfra")
+def test_the_site_step_restarts_a_running_httpd_without_an_error_message(fresh_host):
+    """Run again after a change, as the page says: httpd stops and starts, and nothing on the way prints an error
+    (an earlier version printed "cat: /run/apache2/apache2.pid: No such file or directory" at each restart)."""
+    serve_files(fresh_host, "ihs/apache/apache-tls-openssl.conf")
+    before = fresh_host.file("/run/apache2/apache2.pid").content_string.strip()
+    for _ in range(3):
+        again = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+        assert again.rc == 0, output(again)
+        assert "No such file or directory" not in again.stdout + again.stderr, output(again)
+        assert again.stdout.strip().endswith(f"httpd serves {SITE}"), output(again)
+    assert fresh_host.file("/run/apache2/apache2.pid").content_string.strip() != before  # a new httpd
 
 
 @pytest.mark.snippet(TEST_CA, checker="testinfra")

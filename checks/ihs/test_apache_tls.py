@@ -394,11 +394,52 @@ def test_ecdsa_site_serves_the_p256_key_of_the_token_and_the_rsa_key_to_other_cl
     for sigalgs in ("ECDSA+SHA256", "rsa_pss_rsae_sha256", BOTH_KEYS):
         r = check_key_in_token(fresh_host, sigalgs)
         assert r.rc == 0, r.stdout + r.stderr
+        # what it proves, no more: the soft token keeps the key encrypted in its store, not as a secure key
+        assert "(token model Soft)" in r.stdout, r.stdout
+        assert "encrypted at rest in the token's store (TOK_OBJ), not a secure key" in r.stdout, r.stdout
+        assert "not exportable through PKCS #11" in r.stdout, r.stdout
     signs = check_token_signs(fresh_host, ca, BOTH_KEYS)  # each kind's counter grows with its own connections
     assert signs.rc == 0, signs.stdout + signs.stderr
     said = signs.stdout
     assert re.search(r"^rsa_pss_rsae_sha256: 2 new TLS connections, [2-9] RSA and 0 ECDSA operations", said, re.M)
     assert re.search(r"^ECDSA\+SHA256: 2 new TLS connections, 0 RSA and [2-9] ECDSA operations", said, re.M)
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.snippet(CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_signing_check_shows_that_libica_signed_in_software_where_no_adapter_answers(fresh_host):
+    """The ICA token on a host without Crypto Express (qemu): pkcsstats counts each signature in the token, and
+    libica's own counters for httpd's user show them all in software. The check says so, names the token model,
+    and with REQUIRE_HARDWARE=yes fails: pkcsstats alone would have passed this host as "signing in hardware"."""
+    ca = serve_token(fresh_host)
+    key = check_key_in_token(fresh_host, QEMU_SIGALGS)
+    assert key.rc == 0, key.stdout + key.stderr
+    assert "(token model ICA)" in key.stdout, key.stdout
+    signs = check_token_signs(fresh_host, ca, QEMU_SIGALGS)
+    assert signs.rc == 0, signs.stdout + signs.stderr
+    said = re.search(r"2 new TLS connections, (\d+) RSA and 0 ECDSA operations in slot \d+ \(token model ICA\) by "
+                     r"www-data; libica \(icastats -S\): (\d+) in hardware, (\d+) in software", signs.stdout)
+    assert said, signs.stdout + signs.stderr
+    rsa, hardware, software = map(int, said.groups())
+    assert rsa >= 2, said.group(0)
+    assert hardware == 0, said.group(0)  # no adapter under qemu
+    assert software >= 2, said.group(0)
+    assert "libica computed" in signs.stderr
+    assert "in software: no Crypto Express adapter" in signs.stderr
+    # why the check sums every user's counters: libica counted the workers' signatures under root, the user httpd's
+    # parent had when it loaded libica, and none under www-data
+    per_user = {user: fresh_host.run(f"icastats -U {user}").stdout for user in ("root", "www-data")}
+    counts = {user: [int(n) for line in table.splitlines() if line.split("|")[0].strip() in ("RSA-ME", "RSA-CRT")
+                     for column in line.split("|")[1:] for n in column.split()]
+              for user, table in per_user.items()}
+    assert sum(counts["root"]) > 0, per_user["root"]
+    assert sum(counts["www-data"]) == 0, per_user["www-data"]
+    strict = fresh_host.run(f"env REQUIRE_HARDWARE=yes SERVICE_USER=www-data SLOT={slot_of(fresh_host)} CA_FILE={ca} "
+                            f"SERVER_NAME=www.example.com SIGALGS={shlex.quote(QEMU_SIGALGS)} "
+                            f"bash {snippet_path(CHECK_SIGNS)} localhost:443 2")
+    assert strict.rc == 1, strict.stdout + strict.stderr
+    assert "libica signed in software" in strict.stderr
 
 
 @pytest.mark.only_hosts("debian13-amd64")

@@ -63,8 +63,10 @@ def test_the_apache_pages_walk_on_a_clean_host_after_the_crypto_chapter(clean_ho
     session page's check (run as a step, with the caption's arguments) is the outcome: returning clients
     resume. On s390x the site at the end is the token page's, so its key is also shown non-extractable."""
     s390x = arch(clean_host) == "s390x"
-    report = walk(clean_host, "ihs")
+    # what step 6 asks the reader to give the token site's two shell checks (httpd's user, the certificate's name)
+    report = walk(clean_host, "ihs", extra={"SERVICE_USER": "www-data", "SERVER_NAME": "www.example.com"})
     assert any("check-session-resumption.sh" in step for step in report.ran), report.ran
+    assert any("check-token-signs.sh" in step for step in report.ran) == s390x, report.ran
     assert sum("needs IBM HTTP Server" in p for p in report.passed_over) >= 6, report.passed_over
     site = clean_host.file("/etc/apache2/sites-enabled/tls.conf").content_string
     assert ("pkcs11:token=" in site) == s390x, site

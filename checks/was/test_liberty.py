@@ -15,6 +15,7 @@ Java code; s390x adds no evidence about Liberty.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -28,6 +29,7 @@ from checks.hosts import liberty
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import output
+from zrunbook import ROOT, SNIPPETS
 from zrunbook.shown_output import assert_shown_output, normalise_common
 
 START = "was/liberty/start-server.sh"
@@ -82,6 +84,48 @@ def test_liberty_passes_mozillas_intermediate_profile(running, tmp_path):
     assert f"{TARGET}: OK - Compliant." in proc.stdout, proc.stdout[-3000:]
     scan = json.loads(out.read_text())
     assert scan["server_scan_results"][0]["scan_status"] == "COMPLETED"
+
+
+@pytest.mark.snippet("was/liberty/server.xml", checker="open-liberty")
+def test_liberty_refuses_chacha20_and_keeps_the_bulk_cipher_on_aes_gcm(running):
+    """IBM Z runs ChaCha20 in software (no CPACF function): a client that offers only ChaCha20-Poly1305 is refused,
+    in TLS 1.3 and 1.2, and one that offers AES-GCM gets it. An earlier server.xml enabled both ChaCha20 suites."""
+    host, ca, _result = running
+
+    def handshake(*args: str):
+        return host.run(f"openssl s_client -connect {TARGET} -CAfile {ca} {' '.join(args)} </dev/null")
+
+    for args in (("-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256"),
+                 ("-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305")):
+        refused = handshake(*args)
+        assert refused.rc != 0, f"{args} was accepted:\n{refused.stdout}"
+    for args, suite in ((("-tls1_3",), "TLS_AES_256_GCM_SHA384"),
+                        (("-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"), "ECDHE-RSA-AES128-GCM-SHA256")):
+        accepted = handshake(*args)
+        assert accepted.rc == 0, output(accepted)
+        assert f"Cipher is {suite}" in accepted.stdout, accepted.stdout
+
+
+def test_liberty_enables_exactly_the_traditional_servers_suites():
+    """server.xml's enabledCiphers and the traditional server's wsadmin SSL script name the same suites."""
+    enabled = re.search(r'enabledCiphers="([^"]+)"', (SNIPPETS / "was/liberty/server.xml").read_text()).group(1)
+    traditional = re.search(r"SUITES = \[([^\]]+)\]",
+                            (SNIPPETS / "was/wsadmin/set-ssl-config-current.py").read_text()).group(1)
+    assert enabled.split() == re.findall(r'"([A-Z0-9_]+)"', traditional)
+
+
+def test_the_facts_table_and_the_websphere_page_name_the_same_pkcs11_providers():
+    """IBM Semeru (Java 11+) has SunPKCS11, not IBMPKCS11Impl (IBM's Java 11 documentation); IBM Java 8's provider
+    name is the one the WebSphere page gives."""
+    rows = {row["topic"]: row for row in csv.DictReader((ROOT / "facts/was/liberty-java.csv").open())}
+    ibm = "WebSphere Liberty on IBM Semeru or IBM Java"
+    assert "IBM Semeru (Java 11 and later): SunPKCS11" in rows["PKCS #11 provider"][ibm]
+    assert rows["PKCS #11 provider"]["source"].endswith("/compsec_pkcs11.html")
+    page = (ROOT / "docs/how-to/was/05-pkcs11-provider.md").read_text()
+    assert "`IBMPKCS11Impl-IBMICATOK` with IBM Java 8" in page
+    names = rows["provider name in keyStore"][ibm]
+    assert "IBM Java 8: IBMPKCS11Impl-<name line>" in names
+    assert "IBM Semeru: SunPKCS11-<name line>" in names
 
 
 def failed_start(host, *, pin=None, edit=None):

@@ -25,6 +25,8 @@ LTPA = "was/wsadmin/set-ltpa-software-jce-2013.py"
 SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
 SSL_2013 = "was/wsadmin/set-ssl-config-2013.py"
 DATASOURCE = "was/wsadmin/set-datasource-tls.py"
+KEYSTORE = "was/wsadmin/create-token-keystore.py"
+TOKEN_CFG = "/etc/websphere/pkcs11-ica-token.cfg"  # where the provider page saves the token configuration
 CA_PEM = "/etc/pki/db2/db2server.pem"
 LTPA_NAME = "com.ibm.ws.security.ltpa.forceSoftwareJCEProviderForLTPA"
 CURRENT_SUITES = ["TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256",
@@ -47,7 +49,12 @@ CASES = {
     "datasource": (DATASOURCE, ["TradeDataSource", "50001", CA_PEM], ()),
     "datasource-unknown": (DATASOURCE, ["NoSuchDataSource", "50001", CA_PEM], ()),
     "datasource-bad-port": (DATASOURCE, ["TradeDataSource", "db2tls", CA_PEM], ()),
+    "keystore": (KEYSTORE, ["node01"], ()),
+    "keystore-no-pin": (KEYSTORE, ["node01"], ()),
+    "keystore-unknown-node": (KEYSTORE, ["node09"], ()),
 }
+# the environment of a case (the token's PIN comes from TOKEN_USER_PIN, never from an argument)
+ENV = {"keystore": {"TOKEN_USER_PIN": "56781234"}, "keystore-unknown-node": {"TOKEN_USER_PIN": "56781234"}}
 
 
 def cipher_names():
@@ -68,7 +75,7 @@ def runs(host):
 def run_batch(host):
     """Copy the fake, the negative cases and a plan into the container; run them all in one Jython."""
     copy_to(host, (ZR / "was" / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
-    cases = [{"id": key, "script": snippet_path(rel), "argv": argv, "properties": list(props)}
+    cases = [{"id": key, "script": snippet_path(rel), "argv": argv, "properties": list(props), "env": ENV.get(key)}
              for key, (rel, argv, props) in CASES.items()]
     for name in BAD:
         copy_to(host, (HERE / "bad" / name).read_text(), f"/tmp/wsfake/bad/{name}")
@@ -218,7 +225,37 @@ WHY = {  # what the fake must say about each negative case
     "ssl-config-unknown-suite.py": "unknown cipher suites ['TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA256']",
     "datasource-misspelt-property.py": "IBM's JDBC driver has no property 'sslConection'",
     "datasource-boolean-as-yes.py": "sslConnection takes true or false, not 'yes'",
+    "keystore-type-as-provider-keystore.py": "-keyStoreType 'PKCS11IMPLKS' is not one of",
 }
+
+
+@pytest.mark.snippet(KEYSTORE, checker="jython-fake")
+def test_token_keystore_script_creates_a_pkcs11_keystore_on_the_token_configuration(runs):
+    """NOT RUN ON A CELL: the calls, against IBM's documented createKeyStore parameters (the fake refuses others)."""
+    run = runs["keystore"]
+    made = calls(run)
+    assert [(obj, method) for obj, method, _ in made] == [
+        ("AdminControl", "getCell"), ("AdminConfig", "getid"), ("AdminTask", "listKeyStores"),
+        ("AdminTask", "createKeyStore"), ("AdminConfig", "save")]
+    parsed = dict(next(p for _, method, _, p in run["calls"] if method == "createKeyStore"))
+    assert parsed["keyStoreType"] == "PKCS11"
+    assert parsed["keyStoreLocation"] == TOKEN_CFG
+    assert parsed["keyStoreIsFileBased"] == "false"
+    assert parsed["scopeName"] == "(cell):cell01:(node):node01"
+    assert parsed["keyStorePassword"] == parsed["keyStorePasswordVerify"] == ENV["keystore"]["TOKEN_USER_PIN"]
+    assert ENV["keystore"]["TOKEN_USER_PIN"] not in run["stdout"]
+
+
+@pytest.mark.snippet(KEYSTORE, checker="jython-fake")
+def test_token_keystore_script_changes_nothing_without_a_pin_or_for_an_unknown_node(runs):
+    no_pin = runs["keystore-no-pin"]
+    assert no_pin["status"] == 1, no_pin
+    assert "Set TOKEN_USER_PIN" in no_pin["stdout"]
+    assert no_pin["calls"] == []
+    unknown = runs["keystore-unknown-node"]
+    assert unknown["status"] == 1, unknown
+    assert "No node node09" in unknown["stdout"]
+    assert [c for c in unknown["calls"] if c[1] in ("createKeyStore", "save")] == []
 
 
 @pytest.mark.parametrize("bad", BAD)

@@ -4,7 +4,7 @@ A page declares one with the ``{outcome}`` directive (docs/_ext/outcome.py)::
 
     ```{outcome} crypto/verify/check-key-in-token.sh
     :negative: checks/was/test_verify_tls.py::test_the_studys_pkcs12_key_file_fails_both_checks
-    This proves that the key the server presents was generated in the token and can never leave it.
+    This proves that the key the server presents was generated in the token and cannot be exported from it.
     ```
 
 ``:negative:`` names one or more tests (blank-separated, without the host in brackets) in which the check is

@@ -211,7 +211,23 @@ class Config(object):
         return ""
 
 
-def run_script(path, argv, facts, properties=()):
+def run_script(path, argv, facts, properties=(), env=None):
+    import os
+    env = env or {}
+    saved_env = dict((k, os.environ.get(k)) for k in env)
+    for k, v in env.items():
+        os.environ[k] = v
+    try:
+        return _run_script(path, argv, facts, properties)
+    finally:
+        for k, v in saved_env.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
+
+
+def _run_script(path, argv, facts, properties=()):
     calls = []
     config = Config(properties=properties)
     scope = {"__name__": "__main__"}
@@ -238,7 +254,8 @@ def run_all(plan_path):
     facts = Facts(plan["commands_csv"], plan["ciphers"], plan.get("jdbc_properties", ()))
     results = {}
     for case in plan["cases"]:
-        results[case["id"]] = run_script(case["script"], case["argv"], facts, case.get("properties", ()))
+        results[case["id"]] = run_script(case["script"], case["argv"], facts, case.get("properties", ()),
+                                         case.get("env"))
     sys.stdout.write(json.dumps(results))
 
 

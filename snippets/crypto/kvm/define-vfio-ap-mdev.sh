@@ -11,6 +11,8 @@ die() { echo "$*" >&2; exit 1; }
 json=$1
 [[ -r $json ]] || die "Cannot read $json."
 [[ $EUID -eq 0 ]] || die "Run this as root: it changes the AP bus masks and defines a mediated device."
+[[ $(uname -m) == s390x ]] ||
+  die "This is not IBM Z ($(uname -m)): Crypto Express queues exist only on the KVM host of an IBM Z (s390x)."
 command -v mdevctl >/dev/null || die "mdevctl is missing: install the mdevctl package."
 command -v chzdev >/dev/null || die "chzdev is missing: install s390-tools (2.22 or later)."
 [[ -d /sys/bus/ap ]] || die "This system has no AP bus: run this on the KVM host of an IBM Z, not in a guest."

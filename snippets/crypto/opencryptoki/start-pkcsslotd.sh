@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Starts openCryptoki's slot daemon pkcsslotd now and at every boot, and waits for its socket.
 # Run as root. Under systemd it enables pkcsslotd.service; in a container without systemd it starts the daemon directly.
+# With the argument restart it stops a running daemon first (after a change to opencryptoki.conf): systemctl restart
+# under systemd; in a container it ends the daemon by its PID and starts a new one.
 set -euo pipefail
+
+action=${1:-start}
+[[ $action == start || $action == restart ]] || { echo "Usage: $0 [restart]" >&2; exit 2; }
 
 [[ $EUID -eq 0 ]] || { echo "Run this as root: pkcsslotd is a system service." >&2; exit 1; }
 for cmd in pkcsslotd pkcsconf; do
@@ -18,20 +23,46 @@ fi
 # The daemon counts as up only when it answers: pkcsconf -s lists the slots through its socket.
 answers() { pkcsconf -s >/dev/null 2>&1; }
 
+# The daemon's PIDs, zombies left out (a zombie has exited; only its parent can reap it).
+live_pids() { ps -C pkcsslotd -o pid=,stat= 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'; }
+
+# A container without systemd: stop the running daemon by its PID, so that the start below reads the configuration
+# again; the daemon removes its socket as it exits.
+stop_daemon() {
+  command -v ps >/dev/null || { echo "ps is missing: install procps." >&2; exit 1; }
+  local pids
+  mapfile -t pids < <(live_pids)
+  ((${#pids[@]})) || return 0
+  kill -TERM "${pids[@]}"
+  for _ in $(seq 50); do
+    [[ -z $(live_pids) ]] && break
+    sleep 0.2
+  done
+  [[ -z $(live_pids) ]] || { echo "pkcsslotd (PID ${pids[*]}) did not stop within 10 seconds." >&2; exit 1; }
+  if ps -C pkcsslotd -o stat= 2>/dev/null | awk '/^Z/ { z = 1 } END { exit !z }'; then
+    echo "Note: the old pkcsslotd has exited but nothing reaps it (a zombie): this container has no init." \
+         "Start containers with one (docker run --init) so that exited daemons go away." >&2
+  fi
+}
+
 if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then  # systemd runs (its package has systemctl)
   systemctl enable --now pkcsslotd.service
-elif ! answers; then
-  # No systemd (a container): create /run/opencryptoki and the lock directories as the unit's tmpfiles rule
-  # would, with systemd-tmpfiles where it is installed, else from the rule's d/D lines (type path mode user group).
-  rule=/usr/lib/tmpfiles.d/opencryptoki.conf
-  if command -v systemd-tmpfiles >/dev/null; then
-    systemd-tmpfiles --create "$rule"
-  else
-    while read -r type path mode user group _; do
-      if [[ $type == [dD] ]]; then install -d -m "$mode" -o "$user" -g "$group" "$path"; fi
-    done < "$rule"
+  if [[ $action == restart ]]; then systemctl restart pkcsslotd.service; fi
+else
+  if [[ $action == restart ]]; then stop_daemon; fi
+  if ! answers; then
+    # No systemd (a container): create /run/opencryptoki and the lock directories as the unit's tmpfiles rule
+    # would, with systemd-tmpfiles where it is installed, else from the rule's d/D lines (type path mode user group).
+    rule=/usr/lib/tmpfiles.d/opencryptoki.conf
+    if command -v systemd-tmpfiles >/dev/null; then
+      systemd-tmpfiles --create "$rule"
+    else
+      while read -r type path mode user group _; do
+        if [[ $type == [dD] ]]; then install -d -m "$mode" -o "$user" -g "$group" "$path"; fi
+      done < "$rule"
+    fi
+    pkcsslotd
   fi
-  pkcsslotd
 fi
 
 for _ in $(seq 50); do

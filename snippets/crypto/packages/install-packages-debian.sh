@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install the IBM Z crypto stack on Ubuntu 24.04 or Debian 13: openCryptoki, and on s390x libica's
-# tools and s390-tools (lszcrypt, chzcrypt). Run as root. Safe to run twice.
+# Install the IBM Z crypto stack on Ubuntu 24.04 or Debian 13: openCryptoki and the openssl command (the
+# chapter's pages ask for openssl version), and on s390x libica's tools and s390-tools (lszcrypt, chzcrypt).
+# Run as root. Safe to run twice.
 set -euo pipefail
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -12,11 +13,11 @@ if ! command -v apt-get >/dev/null; then
   exit 1
 fi
 
-packages=(opencryptoki)
+packages=(opencryptoki openssl)
 if [[ $(uname -m) == s390x ]]; then
   # libica-utils pulls in the libica library (libica4 on Ubuntu 24.04, libica3 on Debian 13).
   packages+=(libica-utils s390-tools)
 else
-  echo "Not IBM Z ($(uname -m)): installing openCryptoki only (its soft token); libica needs s390x."
+  echo "Not IBM Z ($(uname -m)): installing openCryptoki (its soft token) and openssl; libica needs s390x."
 fi
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"

@@ -15,6 +15,7 @@ target=$1 count=${2:-5}
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "COUNT must be a positive number, not '$count'."
 [[ -r ${CA_FILE:-} ]] || die "set CA_FILE to a PEM file with the server's certificate or its CA."
 ((EUID == 0)) || die "run as root: only root can read every user's libica counters (icastats -S)."
+[[ $(uname -m) == s390x ]] || die "this is not IBM Z ($(uname -m)): libica and its counters exist only on s390x."
 for tool in curl icastats; do
   command -v "$tool" >/dev/null || die "$tool is missing: install curl and libica's tools (libica-utils, libica-tools or libica)."
 done

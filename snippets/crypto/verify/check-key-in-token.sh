@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Proves that the private key of the certificate a TLS server presents lives in an openCryptoki token and can
-# never leave it: the token holds a private key with the certificate's public key (RSA: its modulus; ECDSA: its
-# public key info), and that key is private,
-# sensitive, never extractable and local (generated in the token, not imported). Then no copy of the key can
-# exist in a file, in the server's configuration or anywhere else.
+# Proves that the private key of the certificate a TLS server presents is in an openCryptoki token and cannot be
+# exported through PKCS #11: the token holds a private key with the certificate's public key (RSA: its modulus;
+# ECDSA: its public key info), and that key is private, sensitive, never extractable and local (generated in the
+# token, not imported). It says which token model holds it: the ICA and soft tokens keep the key as an encrypted
+# object in the token's store (TOK_OBJ), a file that root and the pkcs11 group can read; CCA and EP11 keep it as a
+# secure key, wrapped by the adapter's master key.
 # Run as the server's user (a member of pkcs11) with the token's user PIN in TOKEN_USER_PIN:
-#   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT
+#   TOKEN_USER_PIN=... SLOT=1 bash check-key-in-token.sh HOST:PORT   (or TOKEN_LABEL=<label> instead of SLOT)
 # Needs openssl, pkcsconf and p11sak from openCryptoki 3.21 or later (list-key --long).
 # It logs in once, and only after the token's flags (pkcsconf -t, no login) show no wrong PIN since the last
 # good login: three wrong PINs in a row lock the token for every service. Exit status: 0 the key is in the
@@ -16,14 +17,21 @@ set -euo pipefail
 die() { echo "check-key-in-token: $*" >&2; exit 1; }
 [[ $# -eq 1 && $1 == *:* ]] || die "usage: TOKEN_USER_PIN=... SLOT=N $0 HOST:PORT"
 target=$1
-[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them)."
 [[ -n ${TOKEN_USER_PIN:-} ]] || die "set TOKEN_USER_PIN to the token's user PIN (read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN)."
 for tool in openssl p11sak pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openssl and opencryptoki."
 done
-p11sak_help=$(p11sak list-key --help 2>&1 || true)
-[[ $p11sak_help == *--long* ]] ||
-  die "this p11sak cannot list key attributes (list-key --long): it needs openCryptoki 3.21 or later."
+# SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
+[[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
+  SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
+[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
+# p11sak lists the key attributes this check reads (list-key --long) from openCryptoki 3.21; older releases accept
+# --long too but print no attributes, so the gate is the library's version (pkcsconf -i), not p11sak's help.
+version=$(pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:\{0,1\}[[:space:]]*\([0-9]*\.[0-9]*\).*/\1/p' | head -n 1 || true)
+[[ $version =~ ^([0-9]+)\.([0-9]+)$ ]] ||
+  die "pkcsconf -i shows no openCryptoki library version: is pkcsslotd running, and is $(id -un) in pkcs11?"
+((BASH_REMATCH[1] > 3 || (BASH_REMATCH[1] == 3 && BASH_REMATCH[2] >= 21))) ||
+  die "this is openCryptoki $version: its p11sak cannot list key attributes (list-key --long needs 3.21 or later)."
 
 # SERVER_NAME (optional): the name to ask for (SNI) when HOST is not the certificate's name. SIGALGS (optional):
 # the signature schemes to offer, one OpenSSL list per certificate the server has, separated by spaces; the
@@ -36,6 +44,12 @@ read -r -a lists <<<"${SIGALGS:-}"
 # The token's flags, read without logging in (PKCS #11 CKF_USER_PIN_*): no login when one of them is set.
 flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1 || true)
 [[ -n $flags ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running, and is $(id -un) in pkcs11?"
+model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)
+case ${model:-unknown} in
+  *ICA* | *Soft*) stored="a clear key encrypted at rest in the token's store (TOK_OBJ), not a secure key" ;;
+  *CCA* | *EP11*) stored="a secure key, wrapped by the adapter's master key" ;;
+  *) stored="stored as the token's model keeps keys" ;;
+esac
 doubtful=()
 (( 16#$flags & 0x10000 )) && doubtful+=("USER_PIN_COUNT_LOW: a wrong user PIN was given since the last good login")
 (( 16#$flags & 0x20000 )) && doubtful+=("USER_PIN_FINAL_TRY: one more wrong user PIN locks the token")
@@ -106,4 +120,4 @@ if ((${#fail[@]})); then
   printf '  %s\n' "${fail[@]}" >&2
   exit 1
 fi
-echo "The key of each certificate $target presents (${#lists[@]}) is in slot $SLOT: private, sensitive, never extractable, generated in the token."
+echo "The key of each certificate $target presents (${#lists[@]}) is in slot $SLOT (token model ${model:-unknown}): private, sensitive, never extractable, generated in the token; $stored; not exportable through PKCS #11."

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Proves that a TLS server's handshakes sign in the openCryptoki token: opens COUNT new TLS connections and
 # requires openCryptoki's own usage counters (pkcsstats) to show at least COUNT more private-key operations by
-# the server's user in the token's slot, counted per kind of key: RSA (PKCS #1, PSS, raw) and ECDSA. On IBM Z
-# with the ICA token each RSA operation is a request to Crypto Express (lszcrypt -V shows the adapter's
-# counter). Run as root, with the server's certificate or its CA in CA_FILE:
+# the server's user in the token's slot, counted per kind of key: RSA (PKCS #1, PSS, raw) and ECDSA. pkcsstats
+# counts PKCS #11 operations, not adapter requests: where libica serves the token (model ICA) the check also
+# reports libica's own counters for the user (icastats -U), hardware and software apart, because libica computes
+# RSA in software when no Crypto Express adapter answers, and says nothing. REQUIRE_HARDWARE=yes makes such
+# software operations a failure. Run as root, with the server's certificate or its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
+# (TOKEN_LABEL=<label> instead of SLOT finds the slot by the token's label.)
 # SERVER_NAME (optional): the name in the server's certificate when HOST is not that name (localhost on the
 # server itself): curl then asks for https://SERVER_NAME:PORT/ and connects to HOST:PORT. SIGALGS (optional):
 # the signature schemes curl offers, as OpenSSL lists them, one list per certificate the server has, separated
 # by spaces (needs curl 8.14 or later). Each list gets COUNT connections, and the counter of its kind of key
 # (ECDSA for a list that names ecdsa, else RSA) must grow: a site with an RSA and an ECDSA key is checked with
 # SIGALGS="rsa_pss_rsae_sha256 ECDSA+SHA256", so a key of either kind in a file fails.
-# Needs curl and pkcsstats (openCryptoki 3.18 or later). Exit status: 0 the token signed, 1 it did not or the
+# Needs curl, pkcsconf and pkcsstats (openCryptoki 3.18 or later), and icastats (libica's tools) for the ICA
+# token. Exit status: 0 the token signed, 1 it did not (or, with REQUIRE_HARDWARE=yes, libica signed in software) or the
 # check could not run, 5 cannot tell: openCryptoki's statistics are switched off (statistics (off) in
 # opencryptoki.conf), so no counter can show where the server signs.
 set -euo pipefail
@@ -21,12 +25,23 @@ die() { echo "check-token-signs: $*" >&2; exit 1; }
 target=$1 count=${2:-5}
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "COUNT must be a positive number, not '$count'."
 [[ -n ${SERVICE_USER:-} ]] || die "set SERVICE_USER to the user the server runs as."
-[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them)."
 [[ -r ${CA_FILE:-} ]] || die "set CA_FILE to a PEM file with the server's certificate or its CA."
 ((EUID == 0)) || die "run as root: only root can read another user's counters (pkcsstats -U)."
-for tool in curl pkcsstats; do
+for tool in curl pkcsconf pkcsstats; do
   command -v "$tool" >/dev/null || die "$tool is missing: install curl and openCryptoki 3.18 or later."
 done
+# SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
+[[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
+  SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
+[[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
+model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)
+[[ -n $model ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running?"
+libica=no
+if [[ $model == *ICA* ]]; then
+  command -v icastats >/dev/null ||
+    die "icastats is missing: the token in slot $SLOT is the ICA token; install libica's tools (libica-utils, libica-tools or libica) to see whether libica used the adapter."
+  libica=yes
+fi
 conf=${OPENCRYPTOKI_CONF:-/etc/opencryptoki/opencryptoki.conf}
 if [[ -r $conf ]] && grep -qE '^[[:space:]]*statistics[[:space:]]*\([[:space:]]*off' "$conf"; then
   echo "check-token-signs: cannot tell: openCryptoki's statistics are switched off in $conf (statistics (off)), so no counter shows whether the token signs. Switch them on (remove the line, restart the token's users) or prove it another way (icastats, lszcrypt -V on IBM Z)." >&2
@@ -48,6 +63,18 @@ ops() {
              END { print rsa + 0, ec + 0 }' <<<"$out"
 }
 
+# The private-key operations libica counted, every user's together: "HARDWARE SOFTWARE", RSA (modular
+# exponentiation and CRT) and ECDSA signatures, from icastats' table (function | hardware | software). Every user's,
+# because libica keeps the counters of the user a process had when it loaded libica: httpd's parent loads it as
+# root, before its workers become the server's user.
+ica_ops() {
+  local table
+  table=$(icastats -S 2>&1) || die "icastats -S failed: $table"
+  awk -F'|' 'function add(f, n) { k = split(f, c, " +"); for (i = 1; i <= k; i++) n += c[i]; return n }
+             $1 ~ /^ *(RSA-ME|RSA-CRT|ECDSA Sign) *$/ { hw = add($2, hw); sw = add($3, sw) }
+             END { print hw + 0, sw + 0 }' <<<"$table"
+}
+
 url="https://$target/" connect=()
 if [[ -n ${SERVER_NAME:-} ]]; then
   port=${target##*:}
@@ -65,6 +92,7 @@ for offer in "${lists[@]}"; do
     shopt -u nocasematch
   fi
   read -r rsa_before ec_before < <(ops)
+  [[ $libica == no ]] || read -r hw_before sw_before < <(ica_ops)
   for i in $(seq "$count"); do
     out=$(curl -sS -o /dev/null --max-time 20 --cacert "$CA_FILE" "${connect[@]}" "${sigalgs[@]}" "$url" 2>&1) ||
       die "connection $i to $target ($url${offer:+, offering $offer}) failed: ${out:-curl failed}. Is the server up, and is SERVER_NAME the name in its certificate?"
@@ -72,11 +100,21 @@ for offer in "${lists[@]}"; do
   read -r rsa_after ec_after < <(ops)
   rsa=$((rsa_after - rsa_before)) ec=$((ec_after - ec_before))
   case $kind in RSA) grown=$rsa ;; ECDSA) grown=$ec ;; *) grown=$((rsa + ec)) ;; esac
-  what="${offer:-the default certificate}: $count new TLS connections, $rsa RSA and $ec ECDSA operations in slot $SLOT by $SERVICE_USER"
+  what="${offer:-the default certificate}: $count new TLS connections, $rsa RSA and $ec ECDSA operations in slot $SLOT (token model $model) by $SERVICE_USER"
+  if [[ $libica == yes ]]; then
+    read -r hw_after sw_after < <(ica_ops)
+    hw=$((hw_after - hw_before)) sw=$((sw_after - sw_before))
+    what+="; libica (icastats -S): $hw in hardware, $sw in software"
+  fi
   if ((grown < count)); then
     fail+=("$what: the handshakes signed outside the token (a software key, or a provider that bypasses it).")
+  elif [[ $libica == yes ]] && ((sw > 0)) && [[ ${REQUIRE_HARDWARE:-no} == yes ]]; then
+    fail+=("$what: libica signed in software, so no Crypto Express adapter served these requests (lszcrypt shows which adapters are online).")
   else
     said+=("$what")
+    if [[ $libica == yes ]] && ((sw > 0)); then
+      echo "check-token-signs: libica computed $sw of them in software: no Crypto Express adapter served them (lszcrypt; REQUIRE_HARDWARE=yes makes this a failure)." >&2
+    fi
   fi
 done
 if ((${#fail[@]})); then

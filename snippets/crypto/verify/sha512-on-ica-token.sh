@@ -5,6 +5,8 @@
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
+[[ $(uname -m) == s390x ]] ||
+  die "This is not IBM Z ($(uname -m)): libica and the ICA token exist only on s390x; nothing to install here."
 for tool in icastats pkcs11-tool pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install libica's tools, opensc and openCryptoki."
 done

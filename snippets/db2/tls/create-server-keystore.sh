@@ -3,6 +3,7 @@
 # certificate in it, and that certificate extracted (PEM) for the clients' truststores. Run as the instance
 # owner. Needs KEYSTORE_PASSWORD in the environment; DB2_HOST (the name clients connect to) defaults to this
 # host's full name. The certificate is self-signed: for one signed by your CA, see the page.
+# GSKit takes the password only with -pw: other local users can see it in ps while the first command runs.
 set -euo pipefail
 
 KEYSTORE="${KEYSTORE:-$HOME/sqllib/security/server.p12}"

@@ -32,7 +32,13 @@ a2ensite -q tls
 apache2ctl -t
 # Without systemd (a container) apache2ctl starts httpd itself; with systemd it asks systemctl.
 pidfile=/run/apache2/apache2.pid
-running() { [[ -s $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# httpd removes its PID file as it stops, so read it once and quietly: a file gone between a test and a read is
+# "not running", not an error message.
+running() {
+  local pid
+  pid=$(cat "$pidfile" 2>/dev/null) || return 1
+  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null
+}
 if running; then
   apache2ctl stop
   for _ in $(seq 50); do running || break; sleep 0.2; done

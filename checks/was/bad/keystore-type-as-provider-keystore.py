@@ -1,0 +1,7 @@
+# ruff: noqa: F821 - a wsadmin script: AdminConfig and AdminTask are given by wsadmin.
+# Negative case: IBMPKCS11Impl's own keystore type (PKCS11IMPLKS, from IBM Java's pages) given to WebSphere,
+# whose keystore type for a hardware token is PKCS11.
+AdminTask.createKeyStore(["-keyStoreName", "IBMICATOKKeyStore", "-keyStoreType", "PKCS11IMPLKS",
+                          "-keyStoreLocation", "/etc/websphere/pkcs11-ica-token.cfg",
+                          "-keyStorePassword", "x", "-keyStorePasswordVerify", "x"])
+AdminConfig.save()
