@@ -3,7 +3,7 @@
 # requires openCryptoki's own usage counters (pkcsstats) to show at least COUNT more private-key operations by
 # the server's user in the token's slot, counted per kind of key: RSA (PKCS #1, PSS, raw) and ECDSA. pkcsstats
 # counts PKCS #11 operations, not adapter requests: where libica serves the token (model ICA) the check also
-# reports libica's own counters for the user (icastats -U), hardware and software apart, because libica computes
+# reports libica's own counters (icastats -S, every user), hardware and software apart, because libica computes
 # RSA in software when no Crypto Express adapter answers, and says nothing. REQUIRE_HARDWARE=yes makes such
 # software operations a failure. Run as root, with the server's certificate or its CA in CA_FILE:
 #   SERVICE_USER=wasadmin SLOT=1 CA_FILE=server.pem bash check-token-signs.sh HOST:PORT [COUNT]
