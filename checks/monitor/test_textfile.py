@@ -138,3 +138,20 @@ def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unsee
     assert "TokenUserPinFinalTry" in {t["alertname"] for t in
                                       yaml.safe_load((SNIPPETS / RULE_TESTS).read_text())["tests"][1]["alert_rule_test"]
                                       if t["exp_alerts"]}
+
+
+@pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
+def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
+    """The page's outcome check against rules that miss its purpose: the final-try rule dropped from a copy of the
+    rules, promtool test rules with the snippet's test file must fail, naming TokenUserPinFinalTry."""
+    import yaml
+
+    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
+    for group in rules["groups"]:
+        group["rules"] = [r for r in group["rules"] if r["alert"] != "TokenUserPinFinalTry"]
+    (tmp_path / Path(RULES).name).write_text(yaml.safe_dump(rules), encoding="utf-8")
+    (tmp_path / Path(RULE_TESTS).name).write_bytes((SNIPPETS / RULE_TESTS).read_bytes())
+    said = promtool.rule_tests_problems(tmp_path / Path(RULE_TESTS).name)
+    assert said, "promtool test rules passed without the final-try rule"
+    assert "TokenUserPinFinalTry" in said[0]
+    assert promtool.rule_tests_problems(SNIPPETS / RULE_TESTS) == []
