@@ -13,6 +13,7 @@
 #                                        later; the versions are labels of zrunbook_opencryptoki_info
 #   zrunbook_certificate_not_after_timestamp_seconds   when the certificate expires: the one served at
 #                                        CERT_CONNECT (host:port, name CERT_SERVERNAME), else the file CERT_FILE
+#                                        (neither set: no certificate metric)
 #   zrunbook_ap_card_online, zrunbook_ap_card_requests_total   per adapter: IBM Z only (the AP bus,
 #                                        /sys/bus/ap); a host without it gets none of them, never a made-up zero
 #   zrunbook_textfile_timestamp_seconds  when this run wrote the file (an alert finds a stale file with it)
@@ -85,18 +86,18 @@ pem=""
 if [[ -n ${CERT_CONNECT:-} ]]; then
   pem=$(timeout -k 2 "$wait_s" openssl s_client -connect "$CERT_CONNECT" -servername "${CERT_SERVERNAME:-${CERT_CONNECT%:*}}" \
         </dev/null 2>/dev/null | openssl x509 2>/dev/null) || pem=""
-  source=$CERT_CONNECT
+  cert_source=$CERT_CONNECT
 elif [[ -n ${CERT_FILE:-} ]]; then
   pem=$(openssl x509 -in "$CERT_FILE" 2>/dev/null) || pem=""
-  source=$CERT_FILE
+  cert_source=$CERT_FILE
 fi
-if [[ -n ${source:-} ]]; then
+if [[ -n ${cert_source:-} ]]; then
   metric zrunbook_certificate_read gauge "1 when the certificate could be read (served or from its file)."
-  echo "zrunbook_certificate_read{source=\"$(label "$source")\"} $([[ -n $pem ]] && echo 1 || echo 0)" >>"$tmp"
+  echo "zrunbook_certificate_read{source=\"$(label "$cert_source")\"} $([[ -n $pem ]] && echo 1 || echo 0)" >>"$tmp"
   if [[ -n $pem ]]; then
     end=$(openssl x509 -noout -enddate <<<"$pem")
     metric zrunbook_certificate_not_after_timestamp_seconds gauge "When the certificate expires (its notAfter)."
-    echo "zrunbook_certificate_not_after_timestamp_seconds{source=\"$(label "$source")\"} $(date -u -d "${end#notAfter=}" +%s)" >>"$tmp"
+    echo "zrunbook_certificate_not_after_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${end#notAfter=}" +%s)" >>"$tmp"
   fi
 fi
 
