@@ -28,7 +28,7 @@ pdf_packages=(latexmk texlive-xetex texlive-latex-recommended texlive-latex-extr
 hosts_packages=(debootstrap qemu-user-static binfmt-support ca-certificates gpg gpgv debian-archive-keyring
   xz-utils)
 verify_packages=(openssh-client)
-check_packages=(poppler-utils chromium git iproute2)
+check_packages=(poppler-utils chromium git iproute2 prometheus)
 binfmt=/proc/sys/fs/binfmt_misc
 
 usage() {

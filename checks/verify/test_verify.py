@@ -37,7 +37,7 @@ APACHE_STEPS = {s.id for s in STEPS if s.part == "apache"}
 CHECKED = ("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
            "ihs/apache/check-session-resumption.sh", "verify/site-profile.toml", "crypto/verify/check-tls-protocols.sh",
            "ihs/apache/check-token-site-files.sh", "verify/install-verify-account.sh", "verify/zrunbook-verify.sudoers",
-           "ihs/apache/check-hsts.sh")
+           "ihs/apache/check-hsts.sh", "monitor/check-certificate-expiry.sh")
 # The weakened target's faults, each a false pass of an earlier verify: TLS 1.0/1.1 back on (the server says
 # ServerHello, then cannot sign the old handshake with the token key), the PIN file 0644, no system include, key
 # caching left on, and no Strict-Transport-Security header (testssl.sh then rates the site A, not A+).

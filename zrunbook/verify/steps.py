@@ -68,6 +68,9 @@ STEPS: tuple[Step, ...] = (
     Step("apache-hsts", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: its answers tell browsers to use "
          "HTTPS only for a year or more (Strict-Transport-Security)", "apache", "ihs/apache/check-hsts.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
+    Step("apache-certificate-expiry", "how-to/operate-the-fleet", "Apache httpd: the certificate it serves is "
+         "valid for 30 days or more", "apache", "monitor/check-certificate-expiry.sh", LOGIN, ("CA_FILE", "SIGALGS"),
+         ("endpoint", "server_name")),
     Step("apache-session-resumption", "how-to/ihs/07-session-cache", "Apache httpd: returning clients resume "
          "their sessions (TLS 1.2 and 1.3)", "apache", "ihs/apache/check-session-resumption.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
@@ -97,6 +100,8 @@ OUTCOMES_NOT_VERIFIED = {
                                           "verify does not bring; run it from the page",
     "crypto/secure-key/check-secure-key-token.sh": "the site profile names no CCA or EP11 token slot yet, and no check "
                                                    "host has one to prove the passing case; run it from the page",
+    "monitor/zrunbook-alerts.test.yml": "it tests the alert rules with promtool where Prometheus's rules are kept, "
+                                        "not on a server host; run it there after each change of the rules",
     "crypto/fips/check-openssl-fips.sh": "the site profile does not record which services run in FIPS mode and with "
                                          "which OpenSSL configuration; run it from the page",
 }
