@@ -18,7 +18,7 @@ import pytest
 
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import output
-from zrunbook import SNIPPETS
+from zrunbook import FACTS, SNIPPETS, clidriver
 from zrunbook.db2 import client_hello, endpoint, jcc, values
 from zrunbook.formats import clp
 from zrunbook.shown_output import assert_shown_output, normalise_common
@@ -66,6 +66,23 @@ def test_the_server_script_sets_tls_13_and_12_and_a_port_of_its_own():
 def test_the_validator_rejects_the_usual_tls_mistakes(bad, problem):
     found = clp.validate((BAD / bad).read_text(encoding="utf-8"), "current")
     assert any(problem in p for p in found), found
+
+
+@pytest.mark.snippet(ENABLE, checker="db2-clp")
+def test_the_validator_refuses_a_cipherspec_the_table_records_gskit_refusing(tmp_path):
+    """Today GSKit negotiates every SSL_CIPHERSPECS name (facts/db2/clp-keywords.csv, gskit_8_0_60, rechecked by
+    checks/ihs/test_gskit_server.py); the negative case is the same table with GSKit's error recorded for one of the
+    server script's suites: the script is then rejected with that error."""
+    table = (FACTS / "db2" / "clp-keywords.csv").read_text(encoding="utf-8")
+    suite = "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"
+    assert f"; {suite} negotiated;" in table
+    bad = tmp_path / "clp-keywords.csv"
+    bad.write_text(table.replace(f"; {suite} negotiated;", f"; {suite} 13 GSK_INVALID_PARAMETER;"), encoding="utf-8")
+    script = (SNIPPETS / ENABLE).read_text(encoding="utf-8")
+    assert clp.validate(script, "current") == []
+    found = clp.validate(script, "current", bad)
+    assert any(f"SSL_CIPHERSPECS: GSKit {clidriver.GSKIT} refuses '{suite}' (13 GSK_INVALID_PARAMETER" in p
+               for p in found), found
 
 
 # --- the client, for real -------------------------------------------------------------------------------------

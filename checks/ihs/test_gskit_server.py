@@ -30,7 +30,7 @@ from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS, clidriver, registry
-from zrunbook.ihs import gskit_server, ihs_lint
+from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint
 from zrunbook.ihs.distro_paths import on_host
 
 CONF = "ihs/httpd/httpd-ssl-current.conf"
@@ -41,6 +41,7 @@ ROOT = "/opt/IBM/HTTPServer"
 KDB_PW = "zr-kdb-secret"  # test data only
 WORK = "/root/zr-gskit"
 SERVER = "www.example.com"
+BAD_VERDICTS = Path(__file__).resolve().parent / "bad" / "ihs-ciphers-wrong-gskit-verdict.csv"
 
 
 def page_conf(host=None) -> str:
@@ -278,14 +279,18 @@ def test_a_label_the_key_database_lacks_fails_every_handshake(gskit_host):
 
 
 @pytest.mark.snippet(CONF, checker="gskit-server")
-def test_gskit_refuses_an_ecdhe_cbc_suite_for_tls_11_that_the_lint_accepts(gskit_host):
-    """IHS's cipher table lists TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA for TLS 1.0 to 1.2 and the lint accepts it after
-    TLSv11; GSKit 8.0.60.5 refuses it in its TLS 1.1 list (GSK_INVALID_PARAMETER) and the server does not start."""
+def test_gskit_refuses_an_ecdhe_cbc_suite_for_tls_11_and_the_lint_refuses_it_with_gskits_verdict(gskit_host):
+    """IHS's cipher table lists TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA for TLS 1.0 to 1.2; GSKit 8.0.60.5 refuses it in
+    its TLS 1.1 list (GSK_INVALID_PARAMETER) and the server does not start. The lint reads that verdict from the
+    table's gskit_8_0_60 column and rejects the line first."""
     host = gskit_host
     conf = keystore_conf("ihscert", "SSLProtocolEnable TLSv11",
                          "SSLCipherSpec TLSv11 +TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA")
     conf = conf.replace("SSLProtocolDisable SSLv2 SSLv3 TLSv10 TLSv11", "SSLProtocolDisable SSLv2 SSLv3 TLSv10")
-    lay_out(host, conf)  # the lint passes it
+    linted = ihs_lint.httpd_t(host, ihs_lint.ihs_root(host, conf, root=ROOT))
+    assert linted.rc != 0, output(linted)
+    assert f"GSKit {clidriver.GSKIT} refuses cipher TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA for TLSv11 " \
+           "(13 GSK_INVALID_PARAMETER" in linted.stderr, output(linted)
     key_database(host, host.zr_gskserve, with_server_key=True)
     started, said = start(host, conf, host.zr_gskserve)
     assert not started
@@ -460,3 +465,28 @@ def test_sslyze_finds_the_pages_suites_and_gskits_own_curves_outside_mozilla_int
     assert "'X448'" in verdict, verdict
     assert "'secp521r1'" in verdict, verdict
     assert result["session_renegotiation"]["result"]["is_vulnerable_to_client_renegotiation_dos"] is True
+
+
+
+# --- GSKit judges the facts tables' names ------------------------------------------------------------------------
+
+
+@pytest.mark.snippet(CONF, checker="gskit-server")
+def test_gskit_judges_every_protocol_and_cipher_the_ihs_and_db2_tables_list_as_they_record(gskit_host):
+    """Every (protocol, cipher) in facts/ihs/ihs-ciphers.csv and ihs-protocols.csv and every SSL_CIPHERSPECS and
+    SSL_VERSIONS name in facts/db2/clp-keywords.csv, served alone by GSKit and offered alone by openssl s_client
+    (zrunbook/ihs/gskit_verdicts.py): today's verdicts are the ones the tables' gskit_8_0_60 column records. The
+    negative case, checks/ihs/bad/ihs-ciphers-wrong-gskit-verdict.csv, records "negotiated" where GSKit refuses."""
+    host = gskit_host
+    cases = gskit_verdicts.ihs_cases() + gskit_verdicts.db2_cases()
+    found = gskit_verdicts.judge(host, host.zr_gskserve, snippet_path("ihs/apache/test-ca.sh"), cases, KDB_PW)
+    counts = {}
+    for v in found.values():
+        kind = "refused" if gskit_verdicts.refused(v) else v.split(" (")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    print(f"{len(found)} cases: {counts}")
+    assert gskit_verdicts.mismatches(found, gskit_verdicts.recorded()) == []
+    bad = {k: v for k, v in gskit_verdicts.recorded(ciphers=BAD_VERDICTS).items() if k[0] == "ihs-ciphers"}
+    assert gskit_verdicts.mismatches({k: found[k] for k in bad}, bad) == [
+        "ihs-ciphers TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA on TLSv11: the table records 'negotiated', "
+        "GSKit says '13 GSK_INVALID_PARAMETER'"]

@@ -84,6 +84,8 @@ def test_rhel_sles_configuration_passes_httpd_t_with_a_stand_in_library(host, na
 REJECTED = {
     "httpd-ssl-unknown-protocol.conf": "unknown protocol TLSv1.1",
     "httpd-ssl-unknown-cipher.conf": "unknown cipher AES256-SHA",
+    "httpd-ssl-tls11-ecdhe-cbc-gskit-refuses.conf": "GSKit 8.0.60.5 refuses cipher TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA "
+                                                    "for TLSv11 (13 GSK_INVALID_PARAMETER",
     "httpd-ssl-servercert-without-token.conf": "SSLServerCert ihscert",
     "httpd-ssl-attributeset-one-argument.conf": "SSLAttributeSet takes two arguments",
     "httpd-ssl-2013-pkcs11-api-so64.conf": "PKCS11_API.so64 does not exist",

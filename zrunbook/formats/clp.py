@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zrunbook import FACTS as FACTS_ROOT
+from zrunbook import clidriver, shell
 from zrunbook import facts as facts_tables
-from zrunbook import shell
 
 FACTS = FACTS_ROOT / "db2" / "clp-keywords.csv"
 VERSIONS = ("9.7", "current")
@@ -52,20 +52,32 @@ class Fact:
     min: int | None
     max: int | None
     values: tuple[str, ...]
+    gskit_refused: tuple[tuple[str, str], ...] = ()  # (value, GSKit's error) from the gskit_8_0_60 column
+
+
+def gskit_refused(cell: str) -> tuple[tuple[str, str], ...]:
+    """``NAME verdict; TLSV1/tls10 verdict; ...`` -> the (NAME, error) pairs where the verdict is GSKit's error (it
+    starts with GSKit's return code); zrunbook/ihs/gskit_verdicts.py records the column and a check reruns it."""
+    found = []
+    for part in cell.split(";"):
+        name, _, verdict = part.strip().partition(" ")
+        if verdict[:1].isdigit():
+            found.append((name.split("/")[0].upper(), verdict))
+    return tuple(found)
 
 
 def load_facts(version: str, path: Path = FACTS) -> dict[tuple[str, str], Fact]:
     if version not in VERSIONS:
         raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
     facts: dict[tuple[str, str], Fact] = {}
-    for row in facts_tables.load(path):
+    for row in facts_tables.load(path, "db2/clp-keywords"):
         if row["version"] not in ("all", version):
             continue
         key = (row["command"], row["keyword"].upper())
         facts[key] = Fact(
             row["command"], row["keyword"].upper(), row["kind"],
             int(row["min"]) if row["min"] else None, int(row["max"]) if row["max"] else None,
-            tuple(v.upper() for v in row["values"].split("|") if v),
+            tuple(v.upper() for v in row["values"].split("|") if v), gskit_refused(row["gskit_8_0_60"]),
         )
     return facts
 
@@ -237,6 +249,10 @@ def _check_value(no: int, where: str, fact: Fact, value: str, problems: list[str
         for item in unknown:
             if item:
                 problems.append(f"line {no}: {where} {fact.keyword}: {item!r} is not one of {'|'.join(fact.values)}")
+        for item, error in fact.gskit_refused:
+            if item in items:
+                problems.append(f"line {no}: {where} {fact.keyword}: GSKit {clidriver.GSKIT} refuses {item!r} "
+                                f"({error}, facts/db2/clp-keywords.csv)")
         if len(set(items)) != len(items):
             problems.append(f"line {no}: {where} {fact.keyword} {value!r} names an item twice")
     elif fact.kind == "path":
@@ -303,9 +319,10 @@ def commands(text: str, version: str = "current") -> tuple[list[Command], list[s
     return parsed, problems
 
 
-def validate(text: str, version: str) -> list[str]:
-    """Problems in a CLP or shell script for Db2 `version` ("9.7" or "current"); [] when it is fine."""
-    facts = load_facts(version)
+def validate(text: str, version: str, facts_path: Path = FACTS) -> list[str]:
+    """Problems in a CLP or shell script for Db2 `version` ("9.7" or "current"); [] when it is fine. facts_path: the
+    keywords table (another for a negative case)."""
+    facts = load_facts(version, facts_path)
     parsed, problems = commands(text, version)
     for cmd in parsed:
         _check(cmd, facts, problems)

@@ -99,6 +99,24 @@ static const char *cipher_protocols(const char *name)
     return NULL;
 }
 
+/* GSKit's error for the cipher after protocol key ("13 GSK_INVALID_PARAMETER", from the facts table's
+ * gskit_8_0_60 column), or NULL when GSKit accepted it there. */
+static const char *gskit_refusal(apr_pool_t *p, const char *name, const char *key)
+{
+    const struct ibm_ssl_cipher *c;
+    const char *at, *end;
+    for (c = IBM_SSL_CIPHERS; c->long_name; c++) {
+        if (strcmp(c->long_name, name) && strcasecmp(c->short_name, name))
+            continue;
+        if (!(at = strstr(c->gskit_refused, apr_pstrcat(p, key, "=", NULL))))
+            return NULL;
+        at += strlen(key) + 1;
+        end = strchr(at, ';');
+        return end ? apr_pstrndup(p, at, end - at) : at;
+    }
+    return NULL;
+}
+
 /* "TLSv12" -> "tls12", "TLSv1" -> "tls10"; NULL for SSLv2/SSLv3/ALL (no check then). */
 static const char *protocol_key(apr_pool_t *p, const char *proto)
 {
@@ -205,7 +223,7 @@ static const char *set_cipherspec(cmd_parms *cmd, void *dc, const char *args)
     const char *proto = NULL, *key = NULL, *word;
     int n = 0;
     while (*args && (word = ap_getword_conf(cmd->temp_pool, &args)) && *word) {
-        const char *name = word, *protos;
+        const char *name = word, *protos, *refusal;
         if (n == 0 && (!strcasecmp(word, "ALL") || is_protocol(word))) {
             proto = word;
             key = protocol_key(cmd->pool, word);
@@ -223,6 +241,9 @@ static const char *set_cipherspec(cmd_parms *cmd, void *dc, const char *args)
             return apr_psprintf(cmd->pool, "SSLCipherSpec: unknown cipher %s", name);
         if (key && !strstr(protos, key))
             return apr_psprintf(cmd->pool, "SSLCipherSpec: cipher %s is not valid for %s", name, proto);
+        if (key && (refusal = gskit_refusal(cmd->temp_pool, name, key)))
+            return apr_psprintf(cmd->pool, "SSLCipherSpec: GSKit " IBM_SSL_GSKIT " refuses cipher %s for %s (%s, "
+                                "facts/ihs/ihs-ciphers.csv): the server would not start", name, proto, refusal);
     }
     if (n == 0)
         return "SSLCipherSpec needs at least one cipher (or NONE)";
