@@ -6,7 +6,8 @@ crypto chapter's token made ready for httpd's user (checks/hosts/token.py), the 
 and the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set with
 this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``serve_token_ecdsa(host)``: the same with the ECDSA P-256 key added to the token and the two-key site.
-``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
+``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container; ``httpd_cpu_seconds(host)`` is the
+CPU time httpd has used (the benches' denominator).
 ``try_export(host, key_label)`` runs checks/hosts/token_export.py as httpd's user with the page's PIN file
 (the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
 decrypts a successful wrap outside the token with openssl and returns the public key of what came out.
@@ -137,6 +138,19 @@ def serve_token_ecdsa(host) -> str:
     enable_site(host, ECDSA_SITE)
     start(host)
     return ca
+
+
+# utime + stime of every httpd process, and the parent's cutime + cstime (workers it reaped), in clock ticks
+_HTTPD_CPU = ("parent=$(cat /run/apache2/apache2.pid); for pid in $(pgrep -x apache2); do "
+              "cut -d')' -f2- /proc/$pid/stat | awk -v p=$pid -v parent=$parent "
+              "'{print $12 + $13 + (p == parent ? $14 + $15 : 0)}'; done | awk '{s += $1} END {print s}'; "
+              "getconf CLK_TCK")
+
+
+def httpd_cpu_seconds(host) -> float:
+    """The CPU time httpd has used so far (every process, and the workers that ended), for the rate benches."""
+    ticks, tick = host.check_output(_HTTPD_CPU).split()
+    return int(ticks) / int(tick)
 
 
 def handshake(host, ca: str, *args: str):

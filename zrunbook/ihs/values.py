@@ -1,0 +1,50 @@
+"""Values the IHS chapter's pages and the post-quantum page state, read from the snippets and facts."""
+
+from __future__ import annotations
+
+from zrunbook.ihs import tls_groups as tg
+
+DEPENDS_ON = [f"snippets/{s}" for s in (*tg.SITES, tg.BEFORE_3_5)] + ["facts/crypto/openssl-versions.csv"]
+
+
+def _listed(items: list[str]) -> str:
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def site_groups() -> str:
+    """The sites' groups in order; the build fails when the Apache sites disagree."""
+    lists = {site: tg.site_groups(site) for site in tg.SITES}
+    if len({tuple(v) for v in lists.values()}) != 1:
+        raise ValueError(f"the Apache sites name different Groups: {lists}")
+    return ", ".join(lists[tg.SITES[0]])
+
+
+def hybrid_group() -> str:
+    first = tg.site_groups(tg.SITES[0])[0]
+    if first != tg.HYBRID:
+        raise ValueError(f"{tg.SITES[0]} puts {first} first, not {tg.HYBRID}")
+    return first
+
+
+def hybrid_needs_openssl() -> str:
+    return ".".join(map(str, tg.needs_openssl(tg.site_groups(tg.SITES[0]))))
+
+
+def classical_groups() -> str:
+    return ", ".join(tg.site_groups(tg.BEFORE_3_5))
+
+
+def releases_with_hybrid() -> str:
+    need = tg.needs_openssl(tg.site_groups(tg.SITES[0]))
+    return _listed([d for d, v in tg.openssl_releases() if v is not None and v >= need])
+
+
+def releases_before_hybrid() -> str:
+    need = tg.needs_openssl(tg.site_groups(tg.SITES[0]))
+    return _listed([d for d, v in tg.openssl_releases() if v is not None and v < need])
+
+
+def releases_unconfirmed() -> str:
+    return _listed([d for d, v in tg.openssl_releases() if v is None])
