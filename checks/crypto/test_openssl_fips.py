@@ -94,3 +94,27 @@ def test_enable_step_says_what_to_install_when_the_module_is_missing(fresh_host)
 def test_debians_libica_is_built_without_fips_support(host):
     """The FIPS table's libica row: Debian's libica has no FIPS mode to switch on (icainfo says so)."""
     assert "No built-in FIPS support." in host.check_output("icainfo")
+
+
+def refuses_tls12(host, conf: str) -> bool:
+    """Whether s_client under conf refuses TLS 1.2 by itself, before connecting (the system's MinProtocol applied)."""
+    r = host.run(f"OPENSSL_CONF={conf} openssl s_client -tls1_2 -connect 127.0.0.1:9 </dev/null")
+    return "no protocols available" in r.stdout + r.stderr
+
+
+@pytest.mark.snippet(CONF, checker="testinfra")
+def test_the_fips_configuration_keeps_the_systems_tls_policy(fresh_host):
+    """The system's openssl.cnf is included first: a TLS policy set there (here TLS 1.3 at least, added to Debian's
+    system_default section) applies under the FIPS configuration too, and the check still passes. Negative case:
+    the same configuration without the include ignores that policy."""
+    enable(fresh_host)
+    fresh_host.run_expect([0], "grep -qx '\\[system_default_sect\\]' /etc/ssl/openssl.cnf && "
+                               "sed -i '/^\\[system_default_sect\\]$/a MinProtocol = TLSv1.3' /etc/ssl/openssl.cnf")
+    assert refuses_tls12(fresh_host, FIPS_CONF)
+    r = check(fresh_host, FIPS_CONF)
+    assert r.rc == 0, output(r)
+    assert "(active: base fips)" in r.stdout
+    text = fresh_host.file(FIPS_CONF).content_string
+    assert ".include /etc/ssl/openssl.cnf\n" in text
+    copy_to(fresh_host, text.replace(".include /etc/ssl/openssl.cnf\n", ""), "/tmp/no-include.cnf")
+    assert not refuses_tls12(fresh_host, "/tmp/no-include.cnf")
