@@ -39,10 +39,19 @@ def groups_problems(groups: list[str], jdk: str) -> list[str]:
     return out
 
 
-def file_problems(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
+def named_groups(text: str) -> list[str]:
+    """The groups of the one -Djdk.tls.namedGroups line of a jvm.options text, in order (ValueError otherwise)."""
     found = _GROUPS.findall(text)
     if len(found) != 1:
-        return [f"{path.name}: {len(found)} -Djdk.tls.namedGroups lines, expected one"]
+        raise ValueError(f"{len(found)} -Djdk.tls.namedGroups lines, expected one")
+    return found[0].split(",")
+
+
+def file_problems(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        groups = named_groups(text)
+    except ValueError as exc:
+        return [f"{path.name}: {exc}"]
     jdk = _JDK.search(text)
-    return [f"{path.name}: {p}" for p in groups_problems(found[0].split(","), jdk.group(1) if jdk else RAN_HERE)]
+    return [f"{path.name}: {p}" for p in groups_problems(groups, jdk.group(1) if jdk else RAN_HERE)]

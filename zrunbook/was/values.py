@@ -5,7 +5,6 @@ Used as {value}`was:<function>` on the pages (docs/_ext/facts.py).
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from zrunbook import SNIPPETS
@@ -30,10 +29,8 @@ def liberty_port() -> str:
 
 def liberty_named_groups_list() -> list[str]:
     """The groups jvm.options names in jdk.tls.namedGroups, in order."""
-    m = re.search(r"^-Djdk\.tls\.namedGroups=(\S+)$", (SNIPPETS / JVM_OPTIONS).read_text(encoding="utf-8"), re.M)
-    if not m:
-        raise ValueError(f"{JVM_OPTIONS} sets no jdk.tls.namedGroups")
-    return m.group(1).split(",")
+    from zrunbook.was import jdk_groups
+    return jdk_groups.named_groups((SNIPPETS / JVM_OPTIONS).read_text(encoding="utf-8"))
 
 
 def liberty_named_groups() -> str:
