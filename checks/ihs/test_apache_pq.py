@@ -10,15 +10,14 @@ not start), accepted from 3.5, which is why the page gives the second line for o
 
 from __future__ import annotations
 
-import re
 import subprocess
 
 import pytest
 
-from checks.hosts.apache import QEMU_SIGALGS, TOKEN_KEY, handshake, serve_files, serve_token
+from checks.hosts.apache import QEMU_SIGALGS, TOKEN_KEY, handshake, negotiated_group, serve_files, serve_token
 from checks.hosts.steps import arch
 from zrunbook import SNIPPETS
-from zrunbook.ihs.tls_groups import BEFORE_3_5, HYBRID, SITES, needs_openssl, site_groups, version
+from zrunbook.ihs.tls_groups import BEFORE_3_5, HYBRID, SITES, groups_line, needs_openssl, site_groups, version
 
 OPENSSL_SITE, TOKEN_SITE = SITES[0], SITES[1]
 TOKEN_SNIPPETS = (TOKEN_SITE, "ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf",
@@ -27,28 +26,19 @@ SITE_FILE = "/etc/apache2/sites-available/tls.conf"  # where the walk and the ch
 HYBRID_CLIENT = f"{HYBRID}:X25519"  # what a current OpenSSL 3.5 client offers first (its default's first two)
 
 
-def negotiated_group(output: str) -> str:
-    """The key-exchange group from `openssl s_client -brief`: OpenSSL 3.5 prints 'Negotiated TLS1.3 group: NAME',
-    older clients 'Peer Temp Key: NAME, ...' (or Server Temp Key)."""
-    m = re.search(r"^Negotiated TLS1\.3 group: (\S+)", output, re.M) or \
-        re.search(r"^(?:Peer|Server) Temp Key: ([^,\s]+)", output, re.M)
-    assert m, f"no negotiated group in:\n{output}"
-    return m.group(1)
-
-
 def connect(host, ca: str, groups: str):
     sig = ("-sigalgs", QEMU_SIGALGS) if arch(host) == "s390x" else ()  # qemu's ICA token has no SHA-256
     return handshake(host, ca, "-tls1_3", "-groups", groups, *sig)
 
 
-def groups_line(path: str) -> str:
+def directive_line(path: str) -> str:
     return next(line for line in (SNIPPETS / path).read_text(encoding="utf-8").splitlines()
                 if "SSLOpenSSLConfCmd Groups" in line)
 
 
 def use_line_before_3_5(host) -> None:
     """The site's Groups line replaced by the one for older OpenSSL, exactly as that snippet gives it; restarted."""
-    old, new = groups_line(TOKEN_SITE).strip(), groups_line(BEFORE_3_5).strip()
+    old, new = directive_line(TOKEN_SITE).strip(), directive_line(BEFORE_3_5).strip()
     host.run_expect([0], f"sed -i 's|^ *{old}$|    {new}|' {SITE_FILE} && grep -qx '    {new}' {SITE_FILE}"
                          " && apache2ctl -t && apache2ctl stop && sleep 1 && apache2ctl start && sleep 2")
 
@@ -60,10 +50,10 @@ def test_every_apache_site_offers_the_hybrid_group_first():
     assert site_groups(BEFORE_3_5) == site_groups(OPENSSL_SITE)[1:]  # the same classical groups, in the same order
 
 
-def openssl_accepts(groups: list[str]) -> subprocess.CompletedProcess:
+def openssl_accepts(groups: str) -> subprocess.CompletedProcess:
     """This machine's OpenSSL parses the list as mod_ssl's SSLOpenSSLConfCmd does (SSL_CONF_cmd), then tries a
     closed port: a refused list stops before connecting."""
-    return subprocess.run(["openssl", "s_client", "-groups", ":".join(groups), "-connect", "127.0.0.1:9"],
+    return subprocess.run(["openssl", "s_client", "-groups", groups, "-connect", "127.0.0.1:9"],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
 
 
@@ -72,10 +62,10 @@ def test_this_machines_openssl_accepts_the_sites_groups_only_from_3_5():
     tls_groups says the sites' line needs, it refuses the line; the line for older OpenSSL is accepted by all."""
     local = version(subprocess.run(["openssl", "version"], capture_output=True, text=True, check=True).stdout)
     assert local is not None
-    site = openssl_accepts(site_groups(OPENSSL_SITE))
+    site = openssl_accepts(groups_line(OPENSSL_SITE))
     refused = "SSL_CONF_cmd(-groups" in site.stdout + site.stderr
-    assert refused == (local < needs_openssl(site_groups(OPENSSL_SITE))), site.stdout + site.stderr
-    older = openssl_accepts(site_groups(BEFORE_3_5))
+    assert refused == (local < needs_openssl(groups_line(OPENSSL_SITE))), site.stdout + site.stderr
+    older = openssl_accepts(groups_line(BEFORE_3_5))
     assert "SSL_CONF_cmd(-groups" not in older.stdout + older.stderr
 
 

@@ -1,6 +1,8 @@
 """The key-exchange groups of the Apache TLS sites, read from the snippets (the post-quantum page's one source).
 
-``site_groups(path)``: the groups a site's ``SSLOpenSSLConfCmd Groups`` line names, in order. ``HYBRID`` is the
+``site_groups(path)``: the groups a site's ``SSLOpenSSLConfCmd Groups`` line names, in order, without OpenSSL
+3.5's ``?`` (skip the group where no provider offers it); ``groups_line(path)`` the line's list as written,
+``optional_groups(path)`` those marked ``?``. ``HYBRID`` is the
 post-quantum hybrid group OpenSSL 3.5 added (X25519 with ML-KEM-768); ``needs_openssl(groups)`` the oldest OpenSSL
 that accepts the list (an OpenSSL that does not know a group refuses the whole line, and httpd does not start).
 ``openssl_releases()`` reads facts/crypto/openssl-versions.csv: per distribution, the OpenSSL it ships as a
@@ -24,17 +26,27 @@ BEFORE_3_5 = "ihs/apache/groups-before-openssl-3.5.conf"  # the line for OpenSSL
 _GROUPS = re.compile(r"^\s*SSLOpenSSLConfCmd\s+Groups\s+(\S+)\s*$", re.M)
 
 
-def site_groups(path: str | Path) -> list[str]:
-    """The groups of the one Groups line in a snippet, in the server's order of preference."""
+def groups_line(path: str | Path) -> str:
+    """The list of the one Groups line in a snippet, as written (with any ``?``)."""
     text = (SNIPPETS / path).read_text(encoding="utf-8")
     lines = _GROUPS.findall(text)
     if len(lines) != 1:
         raise ValueError(f"{path}: {len(lines)} SSLOpenSSLConfCmd Groups lines, expected one")
-    return lines[0].split(":")
+    return lines[0]
 
 
-def needs_openssl(groups: list[str]) -> tuple[int, int]:
-    return HYBRID_SINCE if HYBRID in groups else (3, 0)
+def site_groups(path: str | Path) -> list[str]:
+    """The groups of the one Groups line in a snippet, in the server's order of preference."""
+    return [g.removeprefix("?") for g in groups_line(path).split(":")]
+
+
+def optional_groups(path: str | Path) -> list[str]:
+    return [g[1:] for g in groups_line(path).split(":") if g.startswith("?")]
+
+
+def needs_openssl(line: str) -> tuple[int, int]:
+    """The oldest OpenSSL that accepts a Groups list: 3.5 for the hybrid group or a "?" (both new in 3.5)."""
+    return HYBRID_SINCE if HYBRID in line or "?" in line else (3, 0)
 
 
 def version(text: str) -> tuple[int, int] | None:

@@ -29,7 +29,7 @@ def hybrid_group() -> str:
 
 
 def hybrid_needs_openssl() -> str:
-    return ".".join(map(str, tg.needs_openssl(tg.site_groups(tg.SITES[0]))))
+    return ".".join(map(str, tg.needs_openssl(tg.groups_line(tg.SITES[0]))))
 
 
 def classical_groups() -> str:
@@ -37,14 +37,18 @@ def classical_groups() -> str:
 
 
 def releases_with_hybrid() -> str:
-    need = tg.needs_openssl(tg.site_groups(tg.SITES[0]))
+    need = tg.needs_openssl(tg.groups_line(tg.SITES[0]))
     return _listed([d for d, v in tg.openssl_releases() if v is not None and v >= need])
 
 
 def releases_before_hybrid() -> str:
-    need = tg.needs_openssl(tg.site_groups(tg.SITES[0]))
+    need = tg.needs_openssl(tg.groups_line(tg.SITES[0]))
     return _listed([d for d, v in tg.openssl_releases() if v is not None and v < need])
 
 
 def releases_unconfirmed() -> str:
     return _listed([d for d, v in tg.openssl_releases() if v is None])
+
+
+def fips_skipped_groups() -> str:
+    return _listed(tg.optional_groups(tg.SITES[0]))
