@@ -59,6 +59,8 @@ def ratio_sentence(path: Path = DATA) -> str:
         def runs(r: dict) -> str:
             return f"median {float(r['median']):.0f}, runs {float(r['min']):.0f} to {float(r['max']):.0f}"
 
+        overlap = float(h["min"]) <= float(c["max"]) and float(c["min"]) <= float(h["max"])
         parts.append(f"on {host}, {100 * float(h['median']) / float(c['median']):.0f} % "
-                     f"({HYBRID} {runs(h)}; {CLASSICAL} {runs(c)})")
+                     f"({HYBRID} {runs(h)}; {CLASSICAL} {runs(c)}; the runs "
+                     f"{'overlap' if overlap else 'do not overlap'})")
     return "; ".join(parts)
