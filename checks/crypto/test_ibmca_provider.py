@@ -131,6 +131,26 @@ def test_ibmca_provider_opensslconfig_output_fails_the_same_check(fresh_host):
     assert problems(provider_state(fresh_host, generated)) == ["the default provider is not active", "SHA-256 fails"]
 
 
+@S390X
+@pytest.mark.snippet(CONF, checker="testinfra")
+def test_ibmca_reads_fips_no_and_would_refuse_fips_yes_on_debians_libica(fresh_host):
+    """The configuration's fips = no reaches the provider (its debug output: fips 0) and ibmca stays active. The
+    same file with fips = yes makes ibmca refuse to start, because Debian's libica has no FIPS mode: so the line
+    is read, not ignored. (Whether ibmca would join fips=yes queries without the line depends on a libica in FIPS
+    mode, which no host here has.)"""
+    env = f"OPENSSL_CONF={snippet_path(CONF)}"
+    debug = fresh_host.run(f"IBMCA_DEBUG=stderr {env} openssl list -providers")
+    assert debug.rc == 0, output(debug)
+    assert re.search(r"\bfips: 0\b", debug.stderr), output(debug)
+    assert problems(provider_state(fresh_host, snippet_path(CONF))) == []
+    text = (SNIPPETS / CONF).read_text(encoding="utf-8")
+    assert "\nfips = no\n" in text
+    copy_to(fresh_host, text.replace("\nfips = no\n", "\nfips = yes\n"), "/tmp/y/o.cnf")
+    yes = fresh_host.run("IBMCA_DEBUG=stderr OPENSSL_CONF=/tmp/y/o.cnf openssl list -providers")
+    assert "'fips=yes' is configured, but libica is not running in FIPS mode" in output(yes)
+    assert "ibmca" not in active_providers(yes.stdout), output(yes)
+
+
 @AMD64
 @pytest.mark.snippet(CONF, checker="testinfra")
 def test_on_amd64_the_config_loads_only_the_default_provider(host):

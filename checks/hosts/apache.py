@@ -6,7 +6,9 @@ crypto chapter's token made ready for httpd's user (checks/hosts/token.py), the 
 and the CSR written by this chapter's snippet, the certificate signed by the test CA, OPENSSL_CONF set with
 this chapter's snippet, httpd started. Both return the test CA's path inside the container.
 ``serve_token_ecdsa(host)``: the same with the ECDSA P-256 key added to the token and the two-key site.
-``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container.
+``handshake(host, *args)`` runs ``openssl s_client -brief`` inside the container; ``httpd_cpu_seconds(host)`` is the
+CPU time httpd has used (the benches' denominator); ``negotiated_group(output)`` the key-exchange group s_client
+reports.
 ``try_export(host, key_label)`` runs checks/hosts/token_export.py as httpd's user with the page's PIN file
 (the attributes, the read, wrap and set-extractable attempts, as JSON); ``unwrapped_public_key(host, result)``
 decrypts a successful wrap outside the token with openssl and returns the public key of what came out.
@@ -139,11 +141,34 @@ def serve_token_ecdsa(host) -> str:
     return ca
 
 
+# utime + stime of every httpd process, and the parent's cutime + cstime (workers it reaped), in clock ticks
+_HTTPD_CPU = ("parent=$(cat /run/apache2/apache2.pid); for pid in $(pgrep -x apache2); do "
+              "cut -d')' -f2- /proc/$pid/stat | awk -v p=$pid -v parent=$parent "
+              "'{print $12 + $13 + (p == parent ? $14 + $15 : 0)}'; done | awk '{s += $1} END {print s}'; "
+              "getconf CLK_TCK")
+
+
+def httpd_cpu_seconds(host) -> float:
+    """The CPU time httpd has used so far (every process, and the workers that ended), for the rate benches."""
+    ticks, tick = host.check_output(_HTTPD_CPU).split()
+    return int(ticks) / int(tick)
+
+
 def handshake(host, ca: str, *args: str):
     """openssl s_client against the local httpd; returns testinfra's CommandResult (brief output)."""
     opts = " ".join(shlex.quote(a) for a in args)
     return host.run(f"echo | timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com "
                     f"-CAfile {ca} -verify_return_error -brief {opts} 2>&1")
+
+
+def negotiated_group(output: str) -> str:
+    """The key-exchange group from `openssl s_client -brief` (OpenSSL 3.5): a hybrid group as 'Negotiated TLS1.3
+    group: NAME', a classical one as 'Peer Temp Key: X25519, 253 bits' or 'Peer Temp Key: ECDH, prime256v1, 256 bits'
+    (OpenSSL's name for secp256r1)."""
+    m = re.search(r"^Negotiated TLS1\.3 group: (\S+)", output, re.M) or \
+        re.search(r"^(?:Peer|Server) Temp Key: (?:ECDH, )?([^,\s]+)", output, re.M)
+    assert m, f"no negotiated group in:\n{output}"
+    return {"prime256v1": "secp256r1"}.get(m.group(1), m.group(1))
 
 
 WORKER_PIN = "/run/zr-worker.pin"  # the PIN as an httpd worker holds it: in its memory, inherited from the parent

@@ -28,17 +28,6 @@ COUNT = {"amd64": 600, "s390x": 40}  # handshakes per run (qemu runs s390x code 
 SITE = "/etc/apache2/sites-available/tls.conf"
 ROWS: list[dict] = []
 
-# utime + stime of every httpd process, and the parent's cutime + cstime (workers it reaped), in clock ticks
-CPU = ("parent=$(cat /run/apache2/apache2.pid); for pid in $(pgrep -x apache2); do "
-       "cut -d')' -f2- /proc/$pid/stat | awk -v p=$pid -v parent=$parent "
-       "'{print $12 + $13 + (p == parent ? $14 + $15 : 0)}'; done | awk '{s += $1} END {print s}'; getconf CLK_TCK")
-
-
-def server_cpu(host) -> float:
-    ticks, tick = host.check_output(CPU).split()
-    return int(ticks) / int(tick)
-
-
 def handshakes(host, ca: str, count: int, sigalgs: str) -> None:
     r = host.run(f"for i in $(seq {count}); do timeout 60 openssl s_client -connect 127.0.0.1:443 -servername "
                  f"www.example.com -CAfile {ca} -verify_return_error -tls1_3 -no_ticket -brief -sigalgs {sigalgs} "
@@ -51,9 +40,9 @@ def measure(host, ca: str, sigalgs: str) -> list[float]:
     handshakes(host, ca, 8, sigalgs)  # every worker's first use of the key: part of a start, not of the rate
     rates = []
     for _ in range(RUNS):
-        before = server_cpu(host)
+        before = apache.httpd_cpu_seconds(host)
         handshakes(host, ca, count, sigalgs)
-        rates.append(count / (server_cpu(host) - before))
+        rates.append(count / (apache.httpd_cpu_seconds(host) - before))
     return rates
 
 

@@ -1,8 +1,12 @@
-"""Values the IHS pages compute at build time (the ``{value}`` role: ``{value}`ihs:gskit_level```)."""
+"""Values the IHS chapter's pages and the post-quantum page state (the ``{value}`` role, e.g.
+``{value}`ihs:gskit_level```), read from the snippets, the facts and the pinned CLI driver."""
 
 from __future__ import annotations
 
-DEPENDS_ON = ["zrunbook/clidriver.py", "facts/ihs/gskit-attributes.csv"]
+from zrunbook.ihs import tls_groups as tg
+
+DEPENDS_ON = ([f"snippets/{s}" for s in (*tg.SITES, tg.BEFORE_3_5)]
+              + ["facts/crypto/openssl-versions.csv", "zrunbook/clidriver.py", "facts/ihs/gskit-attributes.csv"])
 
 
 def gskit_level() -> str:
@@ -16,3 +20,50 @@ def gskit_wheel() -> str:
     from zrunbook import clidriver
 
     return f"ibm_db {clidriver.VERSION}"
+
+
+def _listed(items: list[str]) -> str:
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def site_groups() -> str:
+    """The sites' groups in order; the build fails when the Apache sites disagree."""
+    lists = {site: tg.site_groups(site) for site in tg.SITES}
+    if len({tuple(v) for v in lists.values()}) != 1:
+        raise ValueError(f"the Apache sites name different Groups: {lists}")
+    return ", ".join(lists[tg.SITES[0]])
+
+
+def hybrid_group() -> str:
+    first = tg.site_groups(tg.SITES[0])[0]
+    if first != tg.HYBRID:
+        raise ValueError(f"{tg.SITES[0]} puts {first} first, not {tg.HYBRID}")
+    return first
+
+
+def hybrid_needs_openssl() -> str:
+    return ".".join(map(str, tg.needs_openssl(tg.groups_line(tg.SITES[0]))))
+
+
+def classical_groups() -> str:
+    return ", ".join(tg.site_groups(tg.BEFORE_3_5))
+
+
+def releases_with_hybrid() -> str:
+    need = tg.needs_openssl(tg.groups_line(tg.SITES[0]))
+    return _listed([d for d, v in tg.openssl_releases() if v is not None and v >= need])
+
+
+def releases_before_hybrid() -> str:
+    need = tg.needs_openssl(tg.groups_line(tg.SITES[0]))
+    return _listed([d for d, v in tg.openssl_releases() if v is not None and v < need])
+
+
+def releases_unconfirmed() -> str:
+    return _listed([d for d, v in tg.openssl_releases() if v is None])
+
+
+def fips_skipped_groups() -> str:
+    return _listed(tg.optional_groups(tg.SITES[0]))

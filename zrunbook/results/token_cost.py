@@ -9,17 +9,16 @@ results page states.
 
 from __future__ import annotations
 
-import csv
-import statistics
 from pathlib import Path
 
 from zrunbook import SNIPPETS
-from zrunbook.facts import measured, rows
+from zrunbook.facts import rows
+from zrunbook.results import rates as rate_rows
 
 DATA = SNIPPETS / "results" / "measured" / "token-cost.csv"
 COLUMNS = ["host", "server", "key", "key_in", "runs", "handshakes_per_run", "median", "min", "max", "spread_percent",
            "unit"]
-UNIT = "full handshakes per server CPU-second"
+UNIT = rate_rows.UNIT
 MIN_RUNS = 3
 GOAL = 0.90  # issue 35: on amd64 the token path at least 90 % of the file path
 KEY_NAMES = {"rsa2048": "RSA 2048", "ecdsa-p256": "ECDSA P-256"}
@@ -27,23 +26,10 @@ SERVER_NAMES = {"apache": "Apache httpd", "liberty": "Open Liberty"}
 
 
 def file_problems(path: Path) -> list[str]:
-    data, problems = measured(path, COLUMNS)
-    if problems:
-        return problems
-    out = []
-    for r in data:
-        where = f"{path.name}: {r['host']} {r['server']} {r['key']} key in {r['key_in']}"
-        if r["key_in"] not in ("token", "file"):
-            out.append(f"{where}: key_in must be token or file")
-        if r["unit"] != UNIT:
-            out.append(f"{where}: the unit must be '{UNIT}'")
-        if int(r["runs"]) < MIN_RUNS:
-            out.append(f"{where}: {r['runs']} run(s); at least {MIN_RUNS} are needed for a median and a spread")
-        low, median, high = float(r["min"]), float(r["median"]), float(r["max"])
-        if not 0 < low <= median <= high:
-            out.append(f"{where}: the median {median} must lie between the lowest {low} and the highest {high} run")
-        elif abs(100 * (high - low) / median - float(r["spread_percent"])) > 0.15:
-            out.append(f"{where}: spread_percent {r['spread_percent']} is not (max - min) / median")
+    data, out = rate_rows.checked_rows(path, COLUMNS, MIN_RUNS,
+                                       lambda r: f"{r['host']} {r['server']} {r['key']} key in {r['key_in']}")
+    out += [f"{path.name}: {r['host']} {r['server']} {r['key']} key in {r['key_in']}: key_in must be token or file"
+            for r in data if r["key_in"] not in ("token", "file")]
     pairs = {(r["host"], r["server"], r["key"]) for r in data}
     for host, server, key in sorted(pairs):
         places = {r["key_in"] for r in data if (r["host"], r["server"], r["key"]) == (host, server, key)}
@@ -67,20 +53,13 @@ def label(host: str, server: str, key: str) -> str:
 
 def merge(path: Path, new: list[dict]) -> None:
     """Write new rows into path, keeping the rows of every (host, server) the new rows do not measure."""
-    measured = {(r["host"], r["server"]) for r in new}
-    kept = [r for r in rows(path) if (r["host"], r["server"]) not in measured] if path.exists() else []
-    with path.open("w", encoding="utf-8", newline="") as fh:
-        w = csv.DictWriter(fh, COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(sorted(kept + new, key=lambda r: (r["host"], r["server"], r["key"], r["key_in"])))
+    rate_rows.merge(path, COLUMNS, new, key=lambda r: (r["host"], r["server"]),
+                    order=lambda r: (r["host"], r["server"], r["key"], r["key_in"]))
 
 
 def row(host: str, server: str, key: str, key_in: str, per_run: int, rates: list[float]) -> dict:
-    median = statistics.median(rates)
-    return {"host": host, "server": server, "key": key, "key_in": key_in, "runs": len(rates),
-            "handshakes_per_run": per_run, "median": f"{median:.1f}", "min": f"{min(rates):.1f}",
-            "max": f"{max(rates):.1f}", "spread_percent": f"{100 * (max(rates) - min(rates)) / median:.1f}",
-            "unit": UNIT}
+    return {"host": host, "server": server, "key": key, "key_in": key_in, "handshakes_per_run": per_run,
+            **rate_rows.summary(rates), "unit": UNIT}
 
 
 def ratio(pair: dict[str, dict]) -> float:

@@ -1,0 +1,106 @@
+"""The Apache token site in FIPS mode (the token page's last section): OpenSSL's FIPS provider with pkcs11-provider.
+
+On a host with the token site (TOKEN_KEY), the crypto chapter's FIPS step writes the module configuration, the
+page's configuration for FIPS mode is installed (with the host's library triplet on amd64, zrunbook/ihs/
+distro_paths.py), httpd is given it and restarted, and the page's check proves the outcome: the fips and pkcs11
+providers active and the default one not, the token's key signs under the FIPS provider, MD5 refused. httpd then
+serves a TLS 1.3 handshake with the key in the token. Negative cases: the token page's ordinary configuration (no
+FIPS provider) and the FIPS configuration without pkcs11-module-assume-fips (the token key cannot be used).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from checks.hosts.apache import (
+    OPENSSL_PKCS11_CONF,
+    QEMU_SIGALGS,
+    TOKEN_KEY,
+    handshake,
+    negotiated_group,
+    serve_token,
+    start,
+)
+from checks.hosts.steps import arch, run_snippet, snippet_path
+from checks.hosts.util import copy_to, output
+from zrunbook import SNIPPETS
+from zrunbook.ihs.distro_paths import on_host
+
+FIPS_CONF = "ihs/apache/openssl-pkcs11-provider-fips-ubuntu-debian.conf"
+CHECK = "ihs/apache/check-token-fips.sh"
+ENABLE_FIPS = "crypto/fips/enable-openssl-fips-provider.sh"
+FIPS_CONF_PATH = "/etc/ssl/openssl-pkcs11-fips.conf"  # where the page saves it
+SITE_FILE = "/etc/apache2/sites-available/tls.conf"
+
+
+def install_fips_conf(host, text: str, path: str = FIPS_CONF_PATH) -> None:
+    r = run_snippet(host, ENABLE_FIPS)
+    assert r.rc == 0, output(r)
+    copy_to(host, on_host(host, text), path)
+
+
+def check(host, conf: str):
+    return host.run(f"bash {snippet_path(CHECK)} {conf} {SITE_FILE}")
+
+
+def fips_text() -> str:
+    return (SNIPPETS / FIPS_CONF).read_text(encoding="utf-8")
+
+
+def serve_in_fips_mode(host) -> str:
+    """httpd's OPENSSL_CONF moved to the FIPS configuration (the page's envvars line with the new path), restarted."""
+    envvars, line = "/etc/apache2/envvars", f"export OPENSSL_CONF={FIPS_CONF_PATH}"
+    host.run_expect([0], f"sed -i 's|^export OPENSSL_CONF={OPENSSL_PKCS11_CONF}$|{line}|' {envvars}"
+                         f" && grep -qx '{line}' {envvars} && apache2ctl stop && sleep 1")
+    started = host.run("apache2ctl start")
+    assert started.rc == 0, output(started) + host.run("tail -20 /var/log/apache2/error.log").stdout
+    start(host)
+    pid = host.check_output("cat /run/apache2/apache2.pid")
+    assert f"OPENSSL_CONF={FIPS_CONF_PATH}" in host.check_output(f"tr '\\0' '\\n' < /proc/{pid}/environ")
+    return pid
+
+
+@pytest.mark.snippet(FIPS_CONF, CHECK, ENABLE_FIPS, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_token_site_in_fips_mode_signs_in_the_token_and_refuses_md5(fresh_host):
+    ca = serve_token(fresh_host)
+    install_fips_conf(fresh_host, fips_text())
+    r = check(fresh_host, FIPS_CONF_PATH)
+    assert r.rc == 0, output(r)
+    assert re.search(r"FIPS provider 3\.5\.\S+ and pkcs11-provider active \(active: [a-z0-9 ]+\); MD5 refused\.",
+                     r.stdout), r.stdout
+    assert "default" not in re.search(r"\(active: ([a-z0-9 ]+)\)", r.stdout).group(1)
+    assert "signed in the token under FIPS: pkcs11:token=IBMICATOK;object=apachekey;type=private" in r.stdout
+    serve_in_fips_mode(fresh_host)
+    sig = ("-sigalgs", QEMU_SIGALGS) if arch(fresh_host) == "s390x" else ()
+    groups = {}
+    for offered in ("X25519MLKEM768:X25519", "X25519", "secp256r1"):
+        tls = handshake(fresh_host, ca, "-tls1_3", "-groups", offered, *sig)
+        groups[offered] = negotiated_group(tls.stdout) if tls.rc == 0 else "refused"
+    # the FIPS provider has the hybrid group and the NIST curves, not X25519 alone: the site's "?X25519" is skipped
+    assert groups == {"X25519MLKEM768:X25519": "X25519MLKEM768", "X25519": "refused", "secp256r1": "secp256r1"}
+
+
+@pytest.mark.snippet(CHECK, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_fips_token_check_fails_with_the_ordinary_token_configuration(fresh_host):
+    serve_token(fresh_host)
+    r = check(fresh_host, OPENSSL_PKCS11_CONF)
+    assert r.rc == 1, output(r)
+    assert "the fips provider is not active" in r.stderr
+
+
+@pytest.mark.snippet(FIPS_CONF, CHECK, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_fips_token_check_fails_without_assume_fips(fresh_host):
+    """Without pkcs11-module-assume-fips pkcs11-provider offers nothing to fips=yes queries: the token key
+    cannot be used, and the check says so."""
+    serve_token(fresh_host)
+    text = fips_text()
+    assert "pkcs11-module-assume-fips = true\n" in text
+    install_fips_conf(fresh_host, text.replace("pkcs11-module-assume-fips = true\n", ""), "/tmp/no-assume.conf")
+    r = check(fresh_host, "/tmp/no-assume.conf")
+    assert r.rc == 1, output(r)
+    assert "did not sign" in r.stderr
