@@ -69,6 +69,7 @@ def test_this_machines_openssl_accepts_the_sites_groups_only_from_3_5():
     assert "SSL_CONF_cmd(-groups" not in older.stdout + older.stderr
 
 
+@pytest.mark.arch_dependent("the site's key is in the ICA token on s390x")
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_site_negotiates_the_hybrid_group_and_still_serves_classical_clients(fresh_host):

@@ -62,6 +62,7 @@ def serve_in_fips_mode(host) -> str:
     return pid
 
 
+@pytest.mark.arch_dependent("the FIPS provider's s390x build and the ICA token")
 @pytest.mark.snippet(FIPS_CONF, CHECK, ENABLE_FIPS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_site_in_fips_mode_signs_in_the_token_and_refuses_md5(fresh_host):
