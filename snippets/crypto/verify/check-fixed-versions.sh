@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Check that each installed package is at least the fixed version of its advisory on this distribution.
-# Arguments: triples CVE PACKAGE FIXED-VERSION, from this distribution's rows of the fixed-versions table;
-# FIXED-VERSION "none" means no fixed package is known here, which fails. Read-only; any user may run it.
+# Arguments: quadruples RELEASE CVE PACKAGE FIXED-VERSION, the rows of the fixed-versions table; RELEASE is
+# "ID VERSION_ID" from /etc/os-release ("debian 13"; "rhel 9" also matches 9.6). Rows of other releases are
+# skipped. FIXED-VERSION "none" means the release has no fixed package, which fails. Read-only; any user.
 set -euo pipefail
 
-if (($# == 0 || $# % 3 != 0)); then
-  echo "Give triples: CVE PACKAGE FIXED-VERSION (from your distribution's rows of the table)." >&2
+if (($# == 0 || $# % 4 != 0)); then
+  echo "Give quadruples: RELEASE CVE PACKAGE FIXED-VERSION (the rows of the fixed-versions table)." >&2
   exit 2
 fi
+[[ -r /etc/os-release ]] || { echo "/etc/os-release is missing: this check cannot tell the distribution." >&2; exit 2; }
+# shellcheck disable=SC1091
+release=$(. /etc/os-release && echo "${ID:-} ${VERSION_ID:-}")
 
 if command -v dpkg-query >/dev/null; then
   installed() { { dpkg-query -W -f='${db:Status-Status} ${Version}' "$1" 2>/dev/null || true; } | sed -n 's/^installed //p'; }
@@ -24,15 +28,17 @@ else
   exit 2
 fi
 
-failed=0
+rows=0 failed=0
 while (($#)); do
-  cve=$1 package=$2 fixed=$3
-  shift 3
+  for_release=$1 cve=$2 package=$3 fixed=$4
+  shift 4
+  [[ $release == "$for_release" || $release == "$for_release".* ]] || continue
+  rows=$((rows + 1))
   have=$(installed "$package")
   if [[ -z $have ]]; then
     echo "$cve: $package is not installed, so it is not exposed to $cve."
   elif [[ $fixed == none ]]; then
-    echo "$cve: $package $have is installed and no fixed package is known for this distribution." >&2
+    echo "$cve: $package $have is installed and $release has no fixed package for it." >&2
     failed=1
   elif at_least "$have" "$fixed"; then
     echo "$cve: $package $have is at or above the fixed version $fixed."
@@ -41,6 +47,10 @@ while (($#)); do
     failed=1
   fi
 done
+if ((rows == 0)); then
+  echo "The table has no confirmed fixed versions for $release: check your distribution's advisories for it." >&2
+  exit 1
+fi
 if ((failed)); then
   echo "Some packages are not at a level that fixes their advisories (above)." >&2
   exit 1
