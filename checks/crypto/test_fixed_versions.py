@@ -9,8 +9,10 @@ import pytest
 
 from checks.hosts.steps import run_snippet, snippet_path
 from checks.hosts.util import copy_to, output
-from zrunbook import facts
+from zrunbook import SNIPPETS, facts
 from zrunbook.crypto.fixed_versions import TABLE, arguments
+from zrunbook.verify import profile
+from zrunbook.verify.steps import BY_ID, values
 
 CHECK = "crypto/verify/check-fixed-versions.sh"
 INSTALLED = "3.23.0+dfsg-0.3+deb13u1"  # Debian 13's openCryptoki on the check hosts
@@ -71,3 +73,11 @@ def test_the_check_asks_for_quadruples(host):
     r = run_snippet(host, CHECK, "debian 13", "CVE-2026-23893", "opencryptoki")
     assert r.rc == 2, output(r)
     assert "Give quadruples: RELEASE CVE PACKAGE FIXED-VERSION" in r.stderr, output(r)
+
+
+def test_verify_passes_the_table_rows_to_the_check():
+    step = BY_ID["crypto-fixed-versions"]
+    assert step.snippet == CHECK
+    env, args = values(step, profile.load(SNIPPETS / "verify/site-profile.toml"), None, None, {})
+    assert env == {}
+    assert args == arguments()
