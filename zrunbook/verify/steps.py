@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zrunbook.crypto import fixed_versions
 from zrunbook.verify.profile import DEFAULT_CONNECTIONS, SERVER_KEYS, Profile, Token
 
 SERVER_PARTS = SERVER_KEYS
@@ -31,7 +32,7 @@ class Step:
     snippet: str  # under snippets/
     run_as: str  # LOGIN, ROOT or SERVICE (the server's user, through sudo -u)
     env: tuple[str, ...]  # what the snippet reads: SLOT, TOKEN_USER_PIN, SERVICE_USER, CA_FILE, SIGALGS, ...
-    args: tuple[str, ...]  # "endpoint", "server_name", "connections"
+    args: tuple[str, ...]  # "endpoint", "server_name", "connections", "fixed_versions" (the table's rows)
     changes: str = ""  # what running it changes on the host besides logs and counters ("" = nothing)
 
     @property
@@ -58,6 +59,9 @@ def _server_steps(server: str, page: str, title: str) -> list[Step]:
 STEPS: tuple[Step, ...] = (
     Step("crypto-ap-ready", "how-to/crypto/01-adapters", "the guest has AP queues and zcrypt serves them", "crypto",
          "crypto/adapters/check-ap-ready.sh", LOGIN, ("AP_WAIT_SECONDS",), ()),
+    Step("crypto-fixed-versions", "how-to/crypto/03-opencryptoki", "openCryptoki is at or above the fixed version "
+         "of each advisory the runbook's table confirms for this distribution", "crypto",
+         "crypto/verify/check-fixed-versions.sh", LOGIN, (), ("fixed_versions",)),
     *_server_steps("apache", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd"),
     Step("apache-protocols", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: it answers no handshake that "
          "offers only TLS 1.0 or 1.1, and serves TLS 1.2 or 1.3", "apache", "crypto/verify/check-tls-protocols.sh",
@@ -151,6 +155,8 @@ def values(step: Step, profile: Profile, slot: str | None, pin: str | None, host
               "SERVER_NAME": table.get("server_name")}
     env = {name: str(source[name]) for name in step.env if source.get(name) not in (None, "")}
     endpoint = table.get("endpoint", "")
-    arg_values = {"endpoint": endpoint, "server_name": table.get("server_name") or endpoint.rsplit(":", 1)[0],
-                  "connections": str(table.get("connections", DEFAULT_CONNECTIONS))}
-    return env, [arg_values[a] for a in step.args]
+    arg_values = {"endpoint": [endpoint], "server_name": [table.get("server_name") or endpoint.rsplit(":", 1)[0]],
+                  "connections": [str(table.get("connections", DEFAULT_CONNECTIONS))]}
+    if "fixed_versions" in step.args:
+        arg_values["fixed_versions"] = fixed_versions.arguments()
+    return env, [value for a in step.args for value in arg_values[a]]
