@@ -1,0 +1,126 @@
+"""Day two, renewing the certificate of an Apache token site (docs/how-to/day-two.md).
+
+The renewal as the page runs it on a token site (checks/hosts/apache.py TOKEN_KEY): a new key in the token under a
+new label with its CSR (the Apache page's key step with KEY_LABEL), the test CA's certificate for it, the switch
+with a graceful reload (snippets/daytwo/switch-token-certificate.sh) while the Apache page's burst check
+(check-cold-start.sh) runs as a load of LOAD_CLIENTS x LOAD_EACH new TLS connections, then the old key removed.
+Outcome: the new certificate is served, check-key-in-token.sh passes for it, the old key is gone from the token,
+and every handshake of the load completed. Negatives: a certificate that does not carry the new key's public key
+is refused before httpd is touched (while ``apachectl -t`` alone accepts it), and the old key is not removed while
+httpd's configuration names it.
+
+On amd64 only: a graceful reload with the token key is the same on both architectures; under qemu-user the
+s390x host's logins take most of pkcs11-provider's one-second limit (test_apache_cold_start.py says why).
+"""
+
+import re
+import shlex
+
+import pytest
+
+from checks.hosts.apache import CA, TOKEN_KEY, serve_token
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import PINS, slot_of, token_env
+from checks.hosts.util import ok, output
+
+pytestmark = pytest.mark.only_hosts("debian13-amd64")
+
+SWITCH = "daytwo/switch-token-certificate.sh"
+REMOVE = "daytwo/remove-old-token-key.sh"
+KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
+TEST_CA = "ihs/apache/test-ca.sh"
+LOAD = "ihs/apache/check-cold-start.sh"
+CHECK_KEY = "crypto/verify/check-key-in-token.sh"
+SITE = "/etc/apache2/sites-available/tls.conf"
+OLD, NEW = "apachekey", "apachekey-2"
+NEW_CSR, NEW_CERT = "/etc/ssl/www.example.com-2.csr", "/etc/ssl/certs/www.example.com-2.crt"
+LOAD_CLIENTS, LOAD_EACH = 16, 200
+
+
+def new_key_and_certificate(host) -> None:
+    ok(host, f"{token_env()} KEY_LABEL={NEW} CSR={NEW_CSR} bash {snippet_path(KEY_STEP)}")
+    ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {NEW_CSR} {NEW_CERT}")
+
+
+def served_fingerprint(host) -> str:
+    return host.run("openssl s_client -connect 127.0.0.1:443 -servername www.example.com </dev/null 2>/dev/null"
+                    " | openssl x509 -noout -fingerprint -sha256").stdout.strip()
+
+
+def token_labels(host) -> str:
+    return ok(host, f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key all --slot {slot_of(host)}")
+
+
+def remove_old_key(host):
+    return host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path(REMOVE)} {OLD}")
+
+
+@pytest.mark.snippet(SWITCH, REMOVE, LOAD, CHECK_KEY, KEY_STEP, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_renewal_under_load_serves_the_new_token_key_and_no_handshake_fails(fresh_host):
+    host = fresh_host
+    ca = serve_token(host)
+    new_key_and_certificate(host)
+    refused = remove_old_key(host)  # negative: the site still names the old key
+    assert refused.rc == 1, output(refused)
+    assert "still names apachekey" in refused.stderr, output(refused)
+    assert f'"{OLD}"' in token_labels(host)
+
+    # the load: the Apache page's burst check in the background, its result and status in files
+    ok(host, f"rm -f /tmp/load.*; setsid bash -c 'CA_FILE={ca} CLIENTS={LOAD_CLIENTS} CONNECTIONS={LOAD_EACH}"
+             f" bash {snippet_path(LOAD)} www.example.com >/tmp/load.out 2>&1; echo $? >/tmp/load.rc'"
+             " </dev/null >/dev/null 2>&1 & echo $! >/tmp/load.pid")
+    for _ in range(100):  # the switch starts once the load's connections reach httpd
+        if ok(host, "ss -Htn state established '( dport = :443 )' | wc -l").strip() != "0":
+            break
+        host.run("sleep 0.1")
+    else:
+        raise AssertionError("the load made no connection: " + host.run("cat /tmp/load.*").stdout)
+    switched = host.run(f"bash {snippet_path(SWITCH)} {NEW_CERT} {NEW}")
+    assert switched.rc == 0, output(switched) + host.run("tail -20 /var/log/apache2/error.log").stdout
+    assert host.run("test -e /tmp/load.rc").rc == 1, "the load ended before the switch did: make it larger"
+    for _ in range(600):
+        if host.run("test -e /tmp/load.rc").rc == 0:
+            break
+        host.run("sleep 0.5")
+    load = host.run("cat /tmp/load.out /tmp/load.rc").stdout
+    print(f"\nload during the switch: {load.strip()}")
+    done = re.search(r"^(\d+) of (\d+) new TLS connections completed", load, re.M)
+    assert done, load
+    assert done.group(1) == done.group(2) == str(LOAD_CLIENTS * LOAD_EACH), load
+    assert load.strip().endswith("0"), load
+
+    assert served_fingerprint(host) == ok(host, f"openssl x509 -in {NEW_CERT} -noout -fingerprint -sha256").strip()
+    removed = remove_old_key(host)
+    assert removed.rc == 0, output(removed)
+    labels = token_labels(host)
+    assert f'"{OLD}"' not in labels, labels
+    assert f'"{NEW}"' in labels, labels
+    env = f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} SERVER_NAME=www.example.com"
+    check = host.run(f"runuser -u www-data -- env {env} bash {snippet_path(CHECK_KEY)} localhost:443")
+    assert check.rc == 0, output(check)
+
+
+@pytest.mark.snippet(SWITCH, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_certificate_without_the_new_key_is_refused_before_the_reload_and_the_old_site_serves(fresh_host):
+    host = fresh_host
+    ca = serve_token(host)
+    new_key_and_certificate(host)
+    before = served_fingerprint(host)
+    # a certificate from the same CA for a key in a file: not the token key's
+    ok(host, "openssl req -new -newkey rsa:2048 -noenc -keyout /tmp/other.key -subj /CN=www.example.com"
+             " -out /tmp/other.csr 2>/dev/null")
+    ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign /tmp/other.csr /tmp/other.crt")
+    # httpd's own syntax check would let it through: it loads no certificate and no key
+    ok(host, f"cp -p {SITE} /tmp/site.orig && sed -i 's#^\\( *SSLCertificateFile \\).*#\\1/tmp/other.crt#;"
+             f" s#object=apachekey;#object={NEW};#' {SITE} && apachectl -t && cp -p /tmp/site.orig {SITE}")
+    site = ok(host, f"sha256sum {SITE}")
+    refused = host.run(f"bash {snippet_path(SWITCH)} /tmp/other.crt {NEW}")
+    assert refused.rc == 1, output(refused)
+    assert refused.stderr.startswith(f"Refused: /tmp/other.crt does not carry the public key of {NEW}"), output(refused)
+    assert ok(host, f"sha256sum {SITE}") == site
+    assert served_fingerprint(host) == before != ""
+    still = host.run("echo | openssl s_client -connect 127.0.0.1:443 -servername www.example.com"
+                     f" -CAfile {shlex.quote(ca)} -verify_return_error -brief 2>&1")
+    assert still.rc == 0, still.stdout
