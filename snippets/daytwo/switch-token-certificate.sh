@@ -2,9 +2,10 @@
 # Switch an Apache token site to a renewed certificate whose new key is already in the token, with a graceful
 # reload: running connections finish on the old workers, new ones get the new certificate. Run as root.
 # Usage: switch-token-certificate.sh NEW_CERT NEW_KEY_LABEL
-# Environment: SITE_CONF (the site file, default Debian's /etc/apache2/sites-available/tls.conf), OPENSSL_PKCS11_CONF
-# (/etc/ssl/openssl-pkcs11.conf), BACKUP_DIR (/var/backups), TOKEN_LABEL (IBMICATOK), SERVER_NAME (www.example.com), PORT (443). No PIN: the
-# token key is read through the PIN file that OPENSSL_PKCS11_CONF names, as httpd reads it.
+# Environment: SITE_CONF (the site file, default Debian's /etc/apache2/sites-available/tls.conf),
+# OPENSSL_PKCS11_CONF (/etc/ssl/openssl-pkcs11.conf), BACKUP_DIR (/var/backups), TOKEN_LABEL (IBMICATOK),
+# SERVER_NAME (www.example.com), PORT (443). No PIN: the token key is read through the PIN file that
+# OPENSSL_PKCS11_CONF names, as httpd reads it.
 set -euo pipefail
 
 (($# == 2)) || { echo "Usage: $0 NEW_CERT NEW_KEY_LABEL" >&2; exit 2; }
