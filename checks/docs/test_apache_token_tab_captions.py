@@ -21,6 +21,7 @@ def test_the_token_pages_debian_steps_say_what_they_really_need():
 
 
 def test_the_debian_openssl_file_names_the_path_for_other_architectures():
-    text = CONF.read_text(encoding="utf-8")
-    assert "pkcs11-module-path = /usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so" in text
-    assert "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so" in text  # in its header, for amd64
+    for conf in (CONF, CONF.with_name("openssl-pkcs11-provider-fips-ubuntu-debian.conf")):
+        text = conf.read_text(encoding="utf-8")
+        assert "pkcs11-module-path = /usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so" in text, conf
+        assert "/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so" in text, conf  # in a comment, for amd64
