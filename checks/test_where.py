@@ -40,6 +40,11 @@ def test_a_check_on_the_s390x_host_says_why_it_runs_there_and_others_run_on_amd6
     assert "debian13-s390x" not in doctor  # nothing in it differs by architecture
 
 
+def test_where_names_the_program_that_ran_as_the_badge_does():
+    said = where.report("db2/tls/db2dsdriver.cfg")
+    assert "db2cli · ran (GSKit 8.0.60.5) · debian13-amd64" in said, said
+
+
 def test_a_validator_s_facts_table_is_named():
     found = where.where("db2/bufferpool/set-buffer-pool.clp")
     assert "facts/db2/clp-keywords.csv" in found.facts, found.facts

@@ -119,7 +119,7 @@ def where(rel: str) -> Where:
     checks = []
     for check in sorted(declared_checks, key=lambda c: (c["checker"], ledger.host_name(c.get("host")), c["test"])):
         host = ledger.host_name(check.get("host"))
-        evidence = registry.EVIDENCE.get(checkers.get(check["checker"], {}).get("evidence", ""), "?")
+        evidence = registry.evidence(check["checker"]) or "?"  # the badge's words, with the program that ran
         checks.append({"checker": check["checker"], "evidence": evidence, "host": host, "test": check["test"],
                        "result": outcome.get((check["checker"], host), "not run") if ran else None,
                        "why": check.get("why")})
