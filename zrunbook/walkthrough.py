@@ -47,6 +47,7 @@ NEEDS = {
     "own-kernel": "needs the machine's own kernel, not a container's",
     "native-cpu": "needs a native CPU, not qemu's emulation",
     "systemd": "needs a booted system that runs systemd",
+    "table-rows": "make verify gives it the table's rows; by hand, give the rows of your release",
 }
 # What each check host has of NEEDS: no container here has an AP bus or an adapter, none of IBM's products can
 # be installed in one, both run Debian 13's OpenSSL 3.5, and a container cannot set kernel parameters. The s390x

@@ -97,17 +97,18 @@ def test_debians_libica_is_built_without_fips_support(host):
     assert "No built-in FIPS support." in host.check_output("icainfo")
 
 
-def refuses_tls12(host, conf: str) -> bool:
+def refuses_tls12(host, conf: str, port: int) -> bool:
     """Whether an openssl s_server started with OPENSSL_CONF=conf refuses a client with no policy that asks for
-    TLS 1.2 (the system's MinProtocol applied to the server)."""
+    TLS 1.2 (the system's MinProtocol applied to the server). Each call on its own port: a server of an earlier
+    call that has not let go of its port yet must not answer this one (it made a full run fail once)."""
     host.run_expect([0], "test -f /tmp/tls12.pem || openssl req -x509 -newkey rsa:2048 -nodes -keyout /tmp/tls12.pem"
                          " -out /tmp/tls12.crt -subj /CN=localhost -days 1 2>/dev/null")
-    host.run_expect([0], f"OPENSSL_CONF={conf} nohup timeout 60 openssl s_server -accept 127.0.0.1:14434 -naccept 1"
+    host.run_expect([0], f"OPENSSL_CONF={conf} nohup timeout 60 openssl s_server -accept 127.0.0.1:{port} -naccept 1"
                          " -cert /tmp/tls12.crt -key /tmp/tls12.pem -www >/tmp/tls12.log 2>&1 &"
                          " for i in $(seq 300); do grep -q ACCEPT /tmp/tls12.log && exit 0; sleep 0.2; done;"
                          " cat /tmp/tls12.log; exit 1")
-    r = host.run("echo | OPENSSL_CONF=/dev/null openssl s_client -connect 127.0.0.1:14434 -tls1_2 2>&1")
-    host.run("pkill -f 'openssl s_server -accept 127.0.0.1:14434' || true")
+    r = host.run(f"echo | OPENSSL_CONF=/dev/null openssl s_client -connect 127.0.0.1:{port} -tls1_2 2>&1")
+    host.run(f"pkill -f 'openssl s_server -accept 127.0.0.1:{port}' || true")
     return "New, TLSv1.2, Cipher is " not in r.stdout
 
 
@@ -122,12 +123,12 @@ def test_the_fips_configuration_keeps_the_systems_tls_policy(fresh_host):
     fresh_host.run_expect([0], f"sed -i 's/^\\[openssl_init\\]$/[openssl_init]\\nssl_conf = zr_ssl/' {system} && printf"
                                " '\\n[zr_ssl]\\nsystem_default = zr_tls\\n\\n[zr_tls]\\nMinProtocol = TLSv1.3\\n'"
                                f" >> {system}")
-    assert refuses_tls12(fresh_host, "/etc/ssl/openssl.cnf")  # the policy as the system applies it
-    assert refuses_tls12(fresh_host, FIPS_CONF)
+    assert refuses_tls12(fresh_host, "/etc/ssl/openssl.cnf", 14434)  # the policy as the system applies it
+    assert refuses_tls12(fresh_host, FIPS_CONF, 14435)
     r = check(fresh_host, FIPS_CONF)
     assert r.rc == 0, output(r)
     assert "(active: base fips)" in r.stdout
     text = fresh_host.file(FIPS_CONF).content_string
     assert ".include /etc/ssl/openssl.cnf\n" in text
     copy_to(fresh_host, text.replace(".include /etc/ssl/openssl.cnf\n", ""), "/tmp/no-include.cnf")
-    assert not refuses_tls12(fresh_host, "/tmp/no-include.cnf")
+    assert not refuses_tls12(fresh_host, "/tmp/no-include.cnf", 14436)

@@ -95,6 +95,10 @@ BY_ID = {step.id: step for step in STEPS}
 # Outcome checks of the guide that verify does not run, and why (checks/verify/test_verify_steps.py requires
 # every {outcome} snippet to be a verify step or listed here).
 OUTCOMES_NOT_VERIFIED = {
+    "ihs/apache/check-token-fips.sh": "it applies only to a site the page has switched to FIPS mode, with that "
+                                      "mode's own OpenSSL configuration; run it from the page after the switch",
+    "daytwo/switch-token-certificate.sh": "it changes the server (a new certificate and a graceful reload), and "
+                                          "verify changes nothing; run it from the day-two page",
     "ihs/apache/check-cold-start.sh": "it means something only right after httpd starts or restarts, and verify never "
                                       "restarts a service; run it from the page after each restart",
     "db2/kernel/load-ipc-sysctl.sh": "it installs a sysctl file and loads it: verify changes nothing on a host",
