@@ -63,6 +63,9 @@ def remove_old_key(host):
 
 @pytest.mark.snippet(SWITCH, REMOVE, LOAD, CHECK_KEY, KEY_STEP, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
+                           "pkcs11-provider's one second; the starved case is test_apache_cold_start.py's "
+                           "test_on_a_starved_host_new_workers_fail_while_their_token_login_runs")
 def test_renewal_under_load_serves_the_new_token_key_and_no_handshake_fails(fresh_host):
     host = fresh_host
     ca = serve_token(host)

@@ -39,15 +39,19 @@ session a sweep of containers whose owner process died.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import itertools
 import json
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import testinfra
@@ -269,6 +273,10 @@ def pytest_configure(config):
         "on the s390x host (checks/hosts/plugin.py)"
     )
     config.addinivalue_line(
+        "markers", "exclusive_cpu(why): run this test while no other test runs on this machine "
+        "(checks/hosts/plugin.py cpu_share)"
+    )
+    config.addinivalue_line(
         "markers", "from_state(state): start fresh_host from this prepared State's image (checks/hosts/plugin.py)"
     )
     workerinput = getattr(config, "workerinput", None)
@@ -282,6 +290,39 @@ def pytest_configure(config):
         for sig in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(sig) is signal.SIG_DFL:
                 signal.signal(sig, _raise_interrupt)
+
+
+CPU_LOCK = Path(tempfile.gettempdir()) / "zrunbook-cpu.lock"
+_CPU_LOCK_HELD = "ZR_CPU_LOCK_HELD"  # set while a test holds its share: a pytest it starts does not wait on it
+
+
+@contextlib.contextmanager
+def cpu_share(exclusive: bool, lock: Path = CPU_LOCK) -> Iterator[None]:
+    """A readers-writer lock over tests, shared by every run on this machine: an ordinary test holds a shared
+    share, an ``exclusive_cpu`` test the whole lock. A turnstile (a second file, taken first by everyone) stops
+    the ordinary tests of other xdist workers from starving a waiting exclusive test."""
+    if os.environ.get(_CPU_LOCK_HELD):
+        yield
+        return
+    turnstile = lock.with_suffix(".turnstile")
+    with open(turnstile, "a") as turn, open(lock, "a") as held:
+        fcntl.flock(turn, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turn, fcntl.LOCK_UN)
+        os.environ[_CPU_LOCK_HELD] = "1"
+        try:
+            yield
+        finally:
+            del os.environ[_CPU_LOCK_HELD]
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
+@pytest.fixture(autouse=True)
+def _zr_cpu_share(request):
+    with cpu_share(request.node.get_closest_marker("exclusive_cpu") is not None):
+        yield
 
 
 def pytest_collection_modifyitems(config, items):
@@ -302,6 +343,10 @@ def pytest_collection_modifyitems(config, items):
         if arch is not None and not (arch.args and str(arch.args[0]).strip()):
             raise pytest.UsageError(f"{item.nodeid}: arch_dependent needs a reason: why the outcome can differ "
                                     "on s390x")
+        quiet = item.get_closest_marker("exclusive_cpu")
+        if quiet is not None and not (quiet.args and str(quiet.args[0]).strip()):
+            raise pytest.UsageError(f"{item.nodeid}: exclusive_cpu needs a reason: what CPU time the outcome "
+                                    "depends on, and which test shows the starved case")
         on_s390x_only_if_declared = (name == S390X and not every_host() and arch is None
                                      and not (marker and S390X in marker.args))
         (drop if unselected or (marker and name is not None and name not in marker.args) or on_s390x_only_if_declared

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from checks.hosts import engine as eng
-from checks.hosts.plugin import selected_hosts
+from checks.hosts.plugin import cpu_share, selected_hosts
 
 
 def test_all_hosts_are_selected_when_zr_hosts_is_unset_or_empty():
@@ -223,9 +223,34 @@ def test_the_s390x_host_runs_only_the_tests_declared_arch_dependent():
     assert "test_pkcsslotd_runs_after_start[debian13-s390x]" in every.stdout, every.stdout + every.stderr
 
 
-def test_an_arch_dependent_mark_without_a_reason_is_a_usage_error(tmp_path):
+@pytest.mark.parametrize("mark", ["arch_dependent", "exclusive_cpu"])
+def test_a_host_mark_without_a_reason_is_a_usage_error(tmp_path, mark):
     test = tmp_path / "test_no_reason.py"
-    test.write_text("import pytest\n\n@pytest.mark.arch_dependent()\ndef test_x(host):\n    pass\n")
+    test.write_text(f"import pytest\n\n@pytest.mark.{mark}()\ndef test_x(host):\n    pass\n")
     proc = _collect("-p", "checks.hosts.plugin", "--rootdir", str(eng.REPO), str(test))
     assert proc.returncode != 0
-    assert "arch_dependent needs a reason" in proc.stdout + proc.stderr
+    assert f"{mark} needs a reason" in proc.stdout + proc.stderr
+
+
+def _try_lock(lock, exclusive: bool) -> str:
+    """Another process asks for the lock without waiting: 'got' or 'busy'."""
+    code = ("import fcntl, sys\n"
+            f"f = open({str(lock)!r}, 'a')\n"
+            f"try: fcntl.flock(f, {'fcntl.LOCK_EX' if exclusive else 'fcntl.LOCK_SH'} | fcntl.LOCK_NB)\n"
+            "except BlockingIOError: print('busy'); sys.exit()\n"
+            "print('got')\n")
+    env = {k: v for k, v in os.environ.items() if k != "ZR_CPU_LOCK_HELD"}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          check=True).stdout.strip()
+
+
+def test_an_exclusive_cpu_test_holds_every_other_test_off_and_ordinary_tests_share(tmp_path, monkeypatch):
+    monkeypatch.delenv("ZR_CPU_LOCK_HELD", raising=False)
+    lock = tmp_path / "cpu.lock"
+    with cpu_share(False, lock):
+        assert _try_lock(lock, exclusive=False) == "got"  # ordinary tests run side by side
+        assert _try_lock(lock, exclusive=True) == "busy"  # an exclusive one waits for them
+    with cpu_share(True, lock):
+        assert _try_lock(lock, exclusive=False) == "busy"  # while it runs, nothing else does
+    assert _try_lock(lock, exclusive=True) == "got"
+
