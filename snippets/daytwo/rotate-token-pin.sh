@@ -69,16 +69,24 @@ logs_in "$TOKEN_USER_PIN" || die "token $TOKEN_LABEL refused the current PIN in 
 # count a failed login, and three lock the token. So: stop, change, write the file, start.
 # (a process that ended but was not reaped yet, state Z, no longer runs)
 running() { grep -q '^[^Z]' <<<"$(ps -o stat= -C apache2,httpd 2>/dev/null || true)"; }
+# Under systemd (RHEL, SLES, Ubuntu, Debian) through its unit, so that systemd knows; else apachectl (a container).
+unit=
+if command -v systemctl >/dev/null && [[ -d /run/systemd/system ]]; then
+  for candidate in apache2.service httpd.service; do
+    systemctl is-active --quiet "$candidate" && { unit=$candidate; break; }
+  done
+fi
+httpd_do() { if [[ -n $unit ]]; then systemctl "$1" "$unit"; else "$ctl" "$1"; fi; }
 was_running=no
 if running; then
   was_running=yes
-  "$ctl" stop
+  httpd_do stop
   for _ in $(seq 100); do running || break; sleep 0.2; done
   running && die "httpd did not stop within 20 s: the PIN was not changed."
 fi
 start_httpd() {
   [[ $was_running == yes ]] || return 0
-  "$ctl" start || return 1
+  httpd_do start || return 1
   for _ in $(seq 60); do
     openssl s_client -connect "127.0.0.1:$PORT" -servername "$SERVER_NAME" </dev/null >/dev/null 2>&1 && return 0
     sleep 0.5
