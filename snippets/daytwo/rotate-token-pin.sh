@@ -84,14 +84,16 @@ if running; then
   for _ in $(seq 100); do running || break; sleep 0.2; done
   running && die "httpd did not stop within 20 s: the PIN was not changed."
 fi
+# Start httpd, wait until it listens (up to 30 s), then one TLS handshake must complete: no retry that could hide a
+# worker whose login failed.
 start_httpd() {
   [[ $was_running == yes ]] || return 0
   httpd_do start || return 1
   for _ in $(seq 60); do
-    openssl s_client -connect "127.0.0.1:$PORT" -servername "$SERVER_NAME" </dev/null >/dev/null 2>&1 && return 0
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
     sleep 0.5
   done
-  return 1
+  openssl s_client -connect "127.0.0.1:$PORT" -servername "$SERVER_NAME" </dev/null >/dev/null 2>&1
 }
 
 # 3. The change: pkcsconf -p (C_SetPIN) with the PINs on its standard input (its prompts), then proof by a login
@@ -112,8 +114,8 @@ chmod 0600 "$tmp"
 mv -f "$tmp" "$pin_file"
 
 # 5. httpd starts with the new PIN; a TLS handshake proves that a worker logged in and signed in the token.
-start_httpd || die "the PIN is changed and $pin_file holds it, but httpd does not answer on port $PORT: look in" \
-  "its error log."
+start_httpd || die "the PIN is changed and $pin_file holds it, but httpd completed no TLS handshake on port $PORT" \
+  "after its start: look in its error log."
 f=$(flags)
 ((16#$f & 0x70000)) && die "the PIN is changed and httpd serves, but token $TOKEN_LABEL shows flags 0x$f: someone" \
   "else logged in with a wrong PIN meanwhile (another service with the old PIN?)."
