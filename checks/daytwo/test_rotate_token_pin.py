@@ -9,7 +9,7 @@ by check-pin-file.sh with no login, while the key check verify runs passes on th
 given to verify, not the file's), and after httpd's next start, which the old PIN stops, the same key check does
 not log in (the flags show httpd's failed login); and a graceful reload instead of a stop and start keeps the old
 PIN in httpd (its new workers fail their handshakes and count failed logins), which check-pin-file.sh also finds
-first.
+first; and a worker started before a change by hand but not used yet fails its first handshake (it logs in then).
 
 On amd64 only: the PIN handling is openCryptoki's common code (C_SetPIN, the failed-login flags of sess_mgr.c) for
 the soft and the ICA token alike, and httpd's reading of the PIN file does not depend on the architecture.
@@ -202,3 +202,19 @@ def test_a_graceful_reload_keeps_the_old_pin_which_the_pin_file_check_finds_firs
     print(f"\nafter the graceful reload: handshakes rc {failed}, flags {counted:#x}")
     assert all(rc != 0 for rc in failed), failed
     assert counted & FAILED != 0  # each new worker logged in with the PIN httpd's parent read at its start
+
+
+@pytest.mark.snippet(PIN_FILE_CHECK, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_worker_that_had_not_served_yet_fails_its_first_handshake_after_a_change_by_hand(fresh_host):
+    """Why the rotation stops httpd before the change: a worker logs in on its first handshake, not when it starts."""
+    host = fresh_host
+    ca = serve_token(host)  # httpd started, no handshake yet
+    change_by_hand(host)
+    assert flags(host) & FAILED == 0
+    assert pin_file_check(host, NEW).rc == 1  # found before the handshake, without a login
+    first = handshake(host, ca)
+    counted = flags(host)
+    print(f"\nfirst handshake after the change: rc {first.rc}, flags {counted:#x}")
+    assert first.rc != 0, first.stdout
+    assert counted & FAILED == COUNT_LOW
