@@ -109,8 +109,8 @@ def test_after_the_rotation_the_new_pin_logs_in_the_old_one_is_refused_and_the_s
     print("\n" + check.stdout)
     assert check.rc == 0, output(check)
     lines = check.stdout.splitlines()
-    assert "USER_PIN_COUNT_LOW" in lines[2], check.stdout
-    assert "USER_PIN_COUNT_LOW" not in lines[3], check.stdout
+    assert "USER_PIN_COUNT_LOW" in lines[3], check.stdout
+    assert "USER_PIN_COUNT_LOW" not in lines[4], check.stdout
     assert_shown_output(ROTATED_OUT, check.stdout)
     assert flags(host) & FAILED == 0
     assert pin_file_check(host, NEW).rc == 0

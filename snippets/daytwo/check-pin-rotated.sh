@@ -33,17 +33,18 @@ f=$(flags)
 [[ -n $f ]] || die "pkcsconf -t -c $slot shows no flags."
 ((16#$f & 0x70000)) && die "not logging in: token $TOKEN_LABEL already counts a failed login ($(flags_line)). Find" \
   "who holds a wrong PIN first; a good login (a service's restart) clears the count."
-echo "token $TOKEN_LABEL (slot $slot) before:     $(flags_line)"
+echo "token $TOKEN_LABEL, slot $slot"
+echo "before:                     $(flags_line)"
 logs_in "$TOKEN_USER_PIN" ||
   die "token $TOKEN_LABEL refuses the new PIN in TOKEN_USER_PIN ($(flags_line)): was the PIN changed? One failed" \
     "login is counted; the next good login clears it."
-echo "the new PIN logs in:          $(flags_line)"
+echo "the new PIN logs in:        $(flags_line)"
 if logs_in "$OLD_TOKEN_USER_PIN"; then
   die "token $TOKEN_LABEL still takes the old PIN too: the PIN was not changed on this token."
 fi
-echo "the old PIN is refused:       $(flags_line)"
+echo "the old PIN is refused:     $(flags_line)"
 ((16#$(flags) & 0x10000)) || die "the old PIN was refused, but the token did not count it ($(flags_line))."
 logs_in "$TOKEN_USER_PIN" || die "the new PIN no longer logs in ($(flags_line))."
-echo "the new PIN logs in again:    $(flags_line)"
+echo "the new PIN logs in again:  $(flags_line)"
 ((16#$(flags) & 0x70000)) && die "the good login did not clear the count ($(flags_line))."
 echo "rotated: token $TOKEN_LABEL takes the new user PIN and refuses the old one; no failed login is left counted."
