@@ -1,7 +1,9 @@
 """Reference content generated from the data the checks use: nothing typed twice.
 
 * ``{facts-table} facts/db2/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
-  Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows.
+  Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows;
+  ``:rows: crypto.routes:with_route`` passes the rows through a function of ``zrunbook/<module>.py`` that adds
+  computed columns (a route decided by another table), so the page never shows a typed copy of them.
   The path is relative to the project root and must lie under ``facts/`` or ``snippets/``.
   Long words in a cell (paths, test ids) get break points so they wrap instead of running off the PDF page.
   A table under ``facts/`` is read through zrunbook/facts.py and must match facts/schema.toml (a mismatch
@@ -86,7 +88,7 @@ class FactsTable(SphinxDirective):
     optional_arguments = 0
     has_content = False
     option_spec = {"columns": directives.unchanged, "where": directives.unchanged,
-                   "caption": directives.unchanged}
+                   "caption": directives.unchanged, "rows": directives.unchanged}
 
     def run(self):
         rel = self.arguments[0]
@@ -110,6 +112,14 @@ class FactsTable(SphinxDirective):
                 return [self._error(f"{where}: {exc}")]
         else:
             rows = [r for r in facts_tables.rows(path) if any(r.values())]
+        if "rows" in self.options:
+            module_name, _, func_name = self.options["rows"].partition(":")
+            try:
+                module = importlib.import_module(f"zrunbook.{module_name}")
+                self.env.note_dependency(str(module.__file__))
+                rows = getattr(module, func_name)(rows)
+            except Exception as exc:  # a failure is a build error naming page and line
+                return [self._error(f"{where}: rows {self.options['rows']!r} failed: {type(exc).__name__}: {exc}")]
         fields = list(rows[0].keys()) if rows else []
         self.env.note_dependency(str(facts_tables.DOCUMENTS))
         if "columns" in self.options:

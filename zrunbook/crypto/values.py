@@ -9,7 +9,8 @@ from zrunbook.crypto import recorded
 LSZCRYPT = "crypto/adapters/lszcrypt-VV-2013-study.out"
 ICASTATS = "crypto/cpacf/icastats-2013-study.out"
 CEX_MODES = "crypto/cex-modes"
-DEPENDS_ON = [f"snippets/{LSZCRYPT}", f"snippets/{ICASTATS}", f"facts/{CEX_MODES}.csv"]
+DEPENDS_ON = [f"snippets/{LSZCRYPT}", f"snippets/{ICASTATS}", f"facts/{CEX_MODES}.csv",
+              "facts/crypto/openssl-routes.csv"]
 
 
 def _cards() -> list[dict]:
@@ -66,3 +67,11 @@ def clear_key_rsa_modes() -> str:
 
 def no_clear_key_rsa_modes() -> str:
     return _modes_by_clear_key_rsa(False)
+
+
+def openssl_route_rule() -> str:
+    """The rule the libraries page states, from facts/crypto/openssl-routes.csv (newest release first)."""
+    from zrunbook.crypto import routes
+
+    rows = list(reversed(routes.routes()))
+    return "; ".join(f"{row['OpenSSL']}: {row['route to Crypto Express']}" for row in rows)
