@@ -82,9 +82,10 @@ if [[ $(stat -c %s "$token/MK_SO") == 40 ]]; then format=3.12; else format=pre-3
   echo "host: $(hostname -f 2>/dev/null || hostname) ($(uname -m))"
   echo "made: $stamp"
   echo "archive-sha256: $(sha256sum "$archive" | cut -d' ' -f1)"
-  echo "# sha256 mode owner:group path"
-  (cd "$store" && find "$token_dir" -type f | sort | while read -r path; do
-    echo "$(sha256sum "$path" | cut -d' ' -f1) $(stat -c '%a %U:%G' "$path") $path"
+  echo "# sha256 (or: directory) mode owner:group path"
+  (cd "$store" && find "$token_dir" | sort | while read -r path; do
+    if [[ -d $path ]]; then sum=directory; else sum=$(sha256sum "$path" | cut -d' ' -f1); fi
+    echo "$sum $(stat -c '%a %U:%G' "$path") $path"
   done)
 } >"$manifest"
 files=$(grep -c '^[0-9a-f]\{64\} ' "$manifest")

@@ -45,7 +45,8 @@ fi
   "Nothing was changed."
 want=$(sed -n 's/^archive-sha256: //p' "$manifest")
 sums=$(grep -E '^[0-9a-f]{64} ' "$manifest" || true)  # sha256 mode owner:group path, one line per file
-[[ -n $sums ]] || die "$manifest lists no files: it is not a manifest of back-up-token.sh. Nothing was changed."
+folders=$(grep -E '^directory ' "$manifest" || true)  # the same for each folder, "directory" for the sha256
+[[ -n $sums && -n $folders ]] || die "$manifest lists no files: it is not a manifest of back-up-token.sh. Nothing was changed."
 [[ $want == "$(sha256sum "$archive" | cut -d' ' -f1)" ]] ||
   die "$archive does not match the sha256 in $manifest: it is not the archive the backup made. Nothing was changed."
 
@@ -134,7 +135,8 @@ bad=$(cd "$work" && awk '{ print $1 "  " $4 }' <<<"$sums" | sha256sum --check --
 while read -r _ mode owner path; do
   [[ $(stat -c '%a %U:%G' "$work/$path") == "$mode $owner" ]] ||
     die "$path came out as $(stat -c '%a %U:%G' "$work/$path"), not $mode $owner as backed up. Nothing was changed."
-done <<<"$sums"
+done <<<"$sums
+$folders"
 
 if [[ -e $token ]]; then mv "$token" "$token.before-restore-$(date -u +%Y%m%dT%H%M%SZ)"; fi
 mv "$work/$token_dir" "$token"
