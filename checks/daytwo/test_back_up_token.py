@@ -103,9 +103,10 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
 
     carried = carry(source, target, archive)
     assert target.run(f"test -e {STORE}/{folder}/MK_USER").rc == 1, "the new host's token already has a user PIN"
-    restored = target.run(f"bash {snippet_path(RESTORE)} {carried}")
+    restored = target.run(f"TOKEN_USER_PIN={USER_PIN} bash {snippet_path(RESTORE)} {carried}")
     assert restored.rc == 0, output(restored)
-    print(f"$ restore-token.sh {carried}\n{restored.stdout}")
+    print(f"$ TOKEN_USER_PIN=... restore-token.sh {carried}\n{restored.stdout}")
+    assert restored.stdout.count(f'"{KEY}"') == 2, output(restored)  # its listing after the login: both halves
 
     assert files(target, folder) == before_files
     target_slot = slot_of(target)

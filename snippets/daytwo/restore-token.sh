@@ -3,8 +3,9 @@
 # archive first (NVTOK.DAT, MK_SO, MK_USER and TOK_OBJ/ present, the manifest's sha256, the slot's store format),
 # puts the token folder in place with its owners and modes, and starts the slot daemon. The PINs are the backup's.
 # Run as root: restore-token.sh ARCHIVE.tar.gz (the manifest ARCHIVE.manifest beside it). REPLACE=yes replaces a
-# token that holds keys (the folder is kept as <folder>.before-restore-<time>). Optional: OCK_DATA_STORE
-# (/var/lib/opencryptoki), OCK_CONF (/etc/opencryptoki/opencryptoki.conf).
+# token that holds keys (the folder is kept as <folder>.before-restore-<time>). With the backup's user PIN in
+# TOKEN_USER_PIN it logs in afterwards and lists the keys. Optional: OCK_DATA_STORE (/var/lib/opencryptoki),
+# OCK_CONF (/etc/opencryptoki/opencryptoki.conf).
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
@@ -16,7 +17,7 @@ conf="${OCK_CONF:-/etc/opencryptoki/opencryptoki.conf}"
 pidfile=/run/opencryptoki/pkcsslotd.pid
 
 [[ $EUID -eq 0 ]] || die "Run this as root: the token folder belongs to root and the pkcs11 group."
-for tool in pkcsslotd pkcsconf; do
+for tool in pkcsslotd pkcsconf p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki before restoring a token."
 done
 [[ -r $archive ]] || die "Cannot read the archive $archive."
@@ -151,3 +152,12 @@ grep -q 'TOKEN_INITIALIZED' <<<"$info" ||
   die "The token in slot $slot is not initialised after the restore: pkcsconf -t -c $slot says: $info"
 echo "restored $token from $archive (slot $slot, store format $format); the token's PINs are those of the backup:"
 grep -E '^[[:space:]]*(Label|Model|Flags):' <<<"$info"
+[[ -n ${TOKEN_USER_PIN:-} ]] || exit 0
+# The flags first: no login on a token whose user PIN is locked or at its final try.
+if grep -qE 'USER_PIN_(LOCKED|FINAL_TRY)' <<<"$info"; then
+  die "Not logging in: the user PIN of the token in slot $slot is locked or at its final try (see the flags above)."
+fi
+keys=$(PKCS11_USER_PIN="$TOKEN_USER_PIN" p11sak list-key all --slot "$slot" 2>&1) ||
+  die "The restored token refused the user PIN in TOKEN_USER_PIN: it needs the PIN it had when the backup was made."
+echo "its keys, after a login with the backup's user PIN (S sensitive, X extractable, N never extractable):"
+echo "$keys"
