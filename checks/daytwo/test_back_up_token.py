@@ -15,11 +15,14 @@ still describes the old token hides the restored public key.
 
 The store is the same code on both architectures (openCryptoki's common loadsave.c), in the ICA token's folder
 ``lite`` on s390x and the Soft token's ``swtok`` elsewhere: the round trip runs on both hosts, the rest on amd64.
+The folders the scripts know are those of facts/crypto/token-store.csv, and the restore accepts exactly the tokens
+whose keys that table calls clear keys (a test without a host).
 """
 
 from __future__ import annotations
 
 import base64
+import re
 import shlex
 
 import pytest
@@ -28,12 +31,15 @@ from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.steps import arch, snippet_path, start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import copy_to, ok, output
+from zrunbook import SNIPPETS, facts
 
 BACKUP = "daytwo/back-up-token.sh"
 RESTORE = "daytwo/restore-token.sh"
 BACKUPS = "/var/backups/opencryptoki"
 STORE = "/var/lib/opencryptoki"
-FOLDER = {"amd64": "swtok", "s390x": "lite"}  # the Soft token's folder, the ICA token's
+TABLE = "crypto/token-store"  # the token folders, their libraries and what a copy brings back (the page shows it)
+_FOLDERS = {row["token"]: row["folder"] for row in facts.table(TABLE)}
+FOLDER = {"amd64": _FOLDERS["Soft"], "s390x": _FOLDERS["ICA"]}  # swtok, lite
 KEY = "apachekey"  # the key TOKEN_KEY made
 CERT = "/etc/ssl/certs/www.example.com.crt"  # its certificate, from the page's test CA
 USER_PIN = PINS["TOKEN_USER_PIN"]
@@ -193,3 +199,16 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     ok(target, f"kill $(cat /run/opencryptoki/pkcsslotd.pid); sleep 1; rm /dev/shm/var.lib.opencryptoki.{folder}"
                " && pkcsslotd")
     assert key_attributes(target, slot_of(target)).count(f'Label: "{KEY}"') == 2
+
+
+def test_the_scripts_know_the_token_folders_of_the_facts_table():
+    rows = facts.table(TABLE)
+    restore = (SNIPPETS / RESTORE).read_text(encoding="utf-8")
+    backup = (SNIPPETS / BACKUP).read_text(encoding="utf-8")
+    assert dict(re.findall(r'stdll == "(libpkcs11_\w+\.so)"\) name = "([\w-]+)"', restore)) == \
+        {row["stdll"]: row["folder"] for row in rows}
+    accepted = re.search(r"^case \$stdll in\n\s*([^)]+)\)", restore, re.M).group(1).split(" | ")
+    assert sorted(accepted) == sorted(row["stdll"] for row in rows if row["keys"].startswith("clear keys"))
+    defaults = re.search(r"== s390x \]\]; then default_dir=(\w+); else default_dir=(\w+);", backup).groups()
+    folder = {row["token"]: row["folder"] for row in rows}
+    assert defaults == (folder["ICA"], folder["Soft"])
