@@ -32,9 +32,12 @@ from checks.hosts.steps import arch, snippet_path, start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import copy_to, ok, output
 from zrunbook import SNIPPETS, facts
+from zrunbook.shown_output import assert_shown_output, normalise_common
 
 BACKUP = "daytwo/back-up-token.sh"
 RESTORE = "daytwo/restore-token.sh"
+BACKED_UP, RESTORED, REFUSED = ("daytwo/back-up-token.out", "daytwo/restore-token.out",
+                                 "daytwo/restore-token.refused.out")  # what the page shows, from amd64
 BACKUPS = "/var/backups/opencryptoki"
 STORE = "/var/lib/opencryptoki"
 TABLE = "crypto/token-store"  # the token folders, their libraries and what a copy brings back (the page shows it)
@@ -58,12 +61,17 @@ def target(fresh_host, zr_host_pool):
         zr_host_pool.remove(host)
 
 
-def back_up(host) -> str:
-    """back-up-token.sh on host; returns the archive's path (its manifest beside it)."""
+def back_up(host) -> tuple[str, str]:
+    """back-up-token.sh on host; returns the archive's path (its manifest beside it) and what the script said."""
     done = host.run(f"bash {snippet_path(BACKUP)} {BACKUPS}")
     assert done.rc == 0, output(done)
     print(f"\n$ back-up-token.sh {BACKUPS}\n{done.stdout}")
-    return ok(host, f"ls {BACKUPS}/*.tar.gz").strip()
+    return ok(host, f"ls {BACKUPS}/*.tar.gz").strip(), done.stdout
+
+
+def shown(text: str) -> str:
+    """The shown output as the page has it: times normalised, the archive's time stamp too."""
+    return normalise_common(re.sub(r"\b\d{8}T\d{6}Z\b", "<time>", text))
 
 
 def carry(source, target, archive: str, name: str | None = None) -> str:
@@ -102,7 +110,7 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
     before_attributes = key_attributes(source, slot)
     before_files = files(source, folder)
     public = ok(source, f"openssl x509 -in {CERT} -noout -pubkey")
-    archive = back_up(source)
+    archive, _said = back_up(source)
     assert source.run("test -S /run/opencryptoki/pkcsslotd.socket && pkcsconf -s >/dev/null").rc == 0, \
         "the backup did not start the slot daemon again"
     assert ok(source, f"stat -c '%a %U' {archive}").split() == ["600", "root"]
@@ -137,11 +145,12 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
 
 
 @pytest.mark.snippet(RESTORE, checker="testinfra")
+@pytest.mark.snippet(REFUSED, checker="output-regenerated")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")
 def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_stays_as_it_was(fresh_host, target):
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
-    archive = back_up(source)
+    archive, _said = back_up(source)
     # the archive as a backup that copied only NVTOK.DAT and TOK_OBJ/ would have it, its manifest beside it
     broken = "/tmp/broken/no-master-key.tar.gz"
     ok(source, f"mkdir -p /tmp/broken/x && tar -xpzf {archive} -C /tmp/broken/x && rm /tmp/broken/x/{folder}/MK_*"
@@ -164,21 +173,25 @@ def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_sta
     assert "line " not in refused.stderr, output(refused)  # no bash error, only the sentence
     assert state() == before
     assert "softtok" in before  # the new host's own token, still uninitialised
+    assert_shown_output(REFUSED, refused.stderr, shown)
 
 
 @pytest.mark.snippet(RESTORE, checker="testinfra")
+@pytest.mark.snippet(BACKED_UP, RESTORED, checker="output-regenerated")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")
 def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
     host, folder = fresh_host, FOLDER[arch(fresh_host)]
-    archive = back_up(host)
+    archive, said = back_up(host)
+    assert_shown_output(BACKED_UP, said, shown)
     before = files(host, folder)
     kept = host.run(f"bash {snippet_path(RESTORE)} {archive}")
     assert kept.rc == 1, output(kept)
     assert f"{STORE}/{folder} holds a token with a user PIN or keys. Set REPLACE=yes" in kept.stderr, output(kept)
     assert files(host, folder) == before
-    replaced = host.run(f"REPLACE=yes bash {snippet_path(RESTORE)} {archive}")
+    replaced = host.run(f"REPLACE=yes TOKEN_USER_PIN={USER_PIN} bash {snippet_path(RESTORE)} {archive}")
     assert replaced.rc == 0, output(replaced)
+    assert_shown_output(RESTORED, replaced.stdout, shown)
     assert files(host, folder) == before
     assert ok(host, f"ls -d {STORE}/{folder}.before-restore-*").count("before-restore") == 1
     assert sign(host, slot_of(host)).rc == 0
@@ -190,7 +203,7 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     """Why restore-token.sh removes /dev/shm/var.lib.opencryptoki.<folder>: openCryptoki keeps an index of the
     token's objects there, and a process that finds it already filled does not add the restored public objects."""
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
-    archive = carry(source, target, back_up(source))
+    archive = carry(source, target, back_up(source)[0])
     ok(target, f"kill $(cat /run/opencryptoki/pkcsslotd.pid); sleep 1; rm -rf {STORE}/{folder}"
                f" && tar -xpzf {archive} -C {STORE} && pkcsslotd")
     by_hand = key_attributes(target, slot_of(target))
