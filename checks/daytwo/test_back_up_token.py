@@ -27,7 +27,7 @@ import shlex
 
 import pytest
 
-from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.apache import TOKEN_KEY, serve_token
 from checks.hosts.steps import arch, snippet_path, start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import copy_to, ok, output
@@ -36,6 +36,7 @@ from zrunbook.shown_output import assert_shown_output, normalise_common
 
 BACKUP = "daytwo/back-up-token.sh"
 RESTORE = "daytwo/restore-token.sh"
+IN_USE = "daytwo/check-token-not-in-use.sh"  # both scripts run it first
 BACKED_UP, RESTORED, REFUSED = ("daytwo/back-up-token.out", "daytwo/restore-token.out",
                                  "daytwo/restore-token.refused.out")  # what the page shows, from amd64
 BACKUPS = "/var/backups/opencryptoki"
@@ -101,7 +102,7 @@ def sign(host, slot: str, pin: str = USER_PIN):
                     f" -m SHA512-RSA-PKCS --label {KEY} -i /tmp/message -o /tmp/signature 2>&1")
 
 
-@pytest.mark.snippet(BACKUP, RESTORE, checker="testinfra")
+@pytest.mark.snippet(BACKUP, RESTORE, IN_USE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.arch_dependent("the ICA token's store (lite, libica signs) on s390x, the Soft token's (swtok) elsewhere")
 def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_attributes(fresh_host, target):
@@ -195,6 +196,27 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
     assert files(host, folder) == before
     assert ok(host, f"ls -d {STORE}/{folder}.before-restore-*").count("before-restore") == 1
     assert sign(host, slot_of(host)).rc == 0
+
+
+@pytest.mark.snippet(BACKUP, IN_USE, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.only_hosts("debian13-amd64")
+def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
+    host, folder = fresh_host, FOLDER[arch(fresh_host)]
+    serve_token(host)
+    daemon = ok(host, "cat /run/opencryptoki/pkcsslotd.pid")
+    refused = host.run(f"bash {snippet_path(BACKUP)} {BACKUPS}")
+    print(f"\n$ back-up-token.sh {BACKUPS}   (httpd serving with the token's key)\n{refused.stderr}")
+    assert refused.rc == 1, output(refused)
+    assert refused.stderr.startswith(f"The token in {STORE}/{folder} is in use by process "), output(refused)
+    assert "(apache2)" in refused.stderr, output(refused)
+    assert refused.stderr.rstrip().endswith("Nothing was copied."), output(refused)
+    assert host.run(f"ls {BACKUPS}/*.tar.gz").rc != 0, "an archive was written"
+    assert ok(host, "cat /run/opencryptoki/pkcsslotd.pid") == daemon  # the slot daemon was not touched
+    ok(host, "apachectl stop; for i in $(seq 50); do pgrep -x apache2 >/dev/null || break; sleep 0.2; done")
+    free = host.run(f"bash {snippet_path(IN_USE)}")
+    assert free.stdout == f"No process uses the token in {STORE}/{folder}.\n", output(free)
+    assert host.run(f"bash {snippet_path(BACKUP)} {BACKUPS}").rc == 0
 
 
 @pytest.mark.from_state(TOKEN_KEY)

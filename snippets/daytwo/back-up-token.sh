@@ -4,7 +4,8 @@
 # (sha256, owner, group and mode of every file). Run as root: back-up-token.sh BACKUP_DIR
 # Environment (optional): TOKEN_DIR, the token folder (default: lite, the ICA token's, on s390x; swtok, the Soft
 # token's, elsewhere; tokname in opencryptoki.conf names another), OCK_DATA_STORE (/var/lib/opencryptoki).
-# The slot daemon is stopped while the files are copied and started again afterwards if it was running.
+# The slot daemon is stopped while the files are copied and started again afterwards if it was running. Needs
+# check-token-not-in-use.sh beside it.
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
@@ -15,8 +16,6 @@ if [[ $(uname -m) == s390x ]]; then default_dir=lite; else default_dir=swtok; fi
 token_dir="${TOKEN_DIR:-$default_dir}"
 token="$store/$token_dir"
 pidfile=/run/opencryptoki/pkcsslotd.pid
-shm_name=${token#/}
-shm="/dev/shm/${shm_name//\//.}"  # the token's shared memory: its path with dots for slashes
 
 [[ $EUID -eq 0 ]] || die "Run this as root: the token folder belongs to root and the pkcs11 group."
 command -v pkcsslotd >/dev/null || die "pkcsslotd is missing: install openCryptoki (this host has no token to back up)."
@@ -33,24 +32,16 @@ case $token_dir in
 esac
 mkdir -p "$backup_dir"
 
-# The token must not be in use: a process that uses it maps its shared memory ($shm).
-users=()
 slotd=$(cat "$pidfile" 2>/dev/null || true)
-for maps in /proc/[0-9]*/maps; do
-  pid=${maps#/proc/}; pid=${pid%/maps}
-  [[ $pid == "$$" || $pid == "$slotd" ]] && continue
-  if grep -qF "$shm" "$maps" 2>/dev/null; then
-    users+=("$pid ($(cat "/proc/$pid/comm" 2>/dev/null || echo gone))")
-  fi
-done
-((${#users[@]} == 0)) ||
-  die "The token in $token is in use by process ${users[*]}: stop the services that use it, then run this again."
+# No program may use the token meanwhile: the check beside this script names those that do.
+check="$(dirname "$0")/check-token-not-in-use.sh"
+[[ -r $check ]] || die "$check is missing: keep check-token-not-in-use.sh beside this script (the same page has it)."
+bash "$check" "$token_dir" >/dev/null || die "Nothing was copied."
+alive() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }  # zombies have exited
 
 # Stop the slot daemon for the copy, so that no program can open the token meanwhile; start it again at the end.
 systemd=no
 if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then systemd=yes; fi  # systemd's own package
-# alive PID: the process runs (a zombie has exited: in a container without init nothing reaps it).
-alive() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 running=no
 if [[ -n $slotd ]] && alive "$slotd"; then running=yes; fi
 start_again() {

@@ -5,7 +5,7 @@
 # Run as root: restore-token.sh ARCHIVE.tar.gz (the manifest ARCHIVE.manifest beside it). REPLACE=yes replaces a
 # token that holds keys (the folder is kept as <folder>.before-restore-<time>). With the backup's user PIN in
 # TOKEN_USER_PIN it logs in afterwards and lists the keys. Optional: OCK_DATA_STORE (/var/lib/opencryptoki),
-# OCK_CONF (/etc/opencryptoki/opencryptoki.conf).
+# OCK_CONF (/etc/opencryptoki/opencryptoki.conf). Needs check-token-not-in-use.sh beside it.
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
@@ -95,14 +95,11 @@ token="$store/$token_dir"
 shm_name=${token#/}
 shm="/dev/shm/${shm_name//\//.}"  # the token's shared memory: its path with dots for slashes
 slotd=$(cat "$pidfile" 2>/dev/null || true)
-users=()
-for maps in /proc/[0-9]*/maps; do
-  pid=${maps#/proc/}; pid=${pid%/maps}
-  [[ $pid == "$$" || $pid == "$slotd" ]] && continue
-  if grep -qF "$shm" "$maps" 2>/dev/null; then users+=("$pid ($(cat "/proc/$pid/comm" 2>/dev/null || echo gone))"); fi
-done
-((${#users[@]} == 0)) ||
-  die "The token in $token is in use by process ${users[*]}: stop the services that use it. Nothing was changed."
+# No program may use the token meanwhile: the check beside this script names those that do.
+check="$(dirname "$0")/check-token-not-in-use.sh"
+[[ -r $check ]] || die "$check is missing: keep check-token-not-in-use.sh beside this script (the same page has it)."
+bash "$check" "$token_dir" >/dev/null || die "Nothing was changed."
+alive() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }  # zombies have exited
 if [[ -e $token/MK_USER ]] || find "$token/TOK_OBJ" -type f -print -quit 2>/dev/null | grep -q .; then
   [[ ${REPLACE:-no} == yes ]] || die "$token holds a token with a user PIN or keys. Set REPLACE=yes to replace" \
     "it (the folder is kept beside it as $token_dir.before-restore-<time>). Nothing was changed."
@@ -111,7 +108,6 @@ fi
 # Stop the slot daemon while the folder changes; start it at the end (also after a failure).
 systemd=no
 if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then systemd=yes; fi  # systemd's own package
-alive() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 if [[ $systemd == yes ]]; then
   systemctl stop pkcsslotd.service
 elif [[ -n $slotd ]] && alive "$slotd"; then
@@ -143,6 +139,11 @@ if [[ -e $token ]]; then mv "$token" "$token.before-restore-$(date -u +%Y%m%dT%H
 mv "$work/$token_dir" "$token"
 # The token's shared memory still describes the folder that was there: remove it, as pkcstok_migrate does.
 rm -f "$shm"
+# SELinux (RHEL): the policy's labels for the folder, whatever the archive's files carried (restorecon is in
+# policycoreutils; without SELinux there is nothing to label).
+if command -v selinuxenabled >/dev/null && selinuxenabled && command -v restorecon >/dev/null; then
+  restorecon -R "$token"
+fi
 trap - EXIT
 rm -rf "$work"
 start_slotd
