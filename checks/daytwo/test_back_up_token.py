@@ -198,6 +198,43 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
     assert sign(host, slot_of(host)).rc == 0
 
 
+OLD_FORMAT_SLOT = "sed -i '/libpkcs11_sw.so/{n;/tokversion/d}' /etc/opencryptoki/opencryptoki.conf"  # amd64's Soft
+
+
+@pytest.mark.snippet(RESTORE, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.only_hosts("debian13-amd64")
+def test_a_slot_that_reads_the_old_store_format_is_refused_and_nothing_changes(fresh_host, target):
+    source, folder = fresh_host, FOLDER[arch(fresh_host)]
+    carried = carry(source, target, back_up(source)[0])
+    ok(target, OLD_FORMAT_SLOT)
+    before = files(target, ".")
+    refused = target.run(f"bash {snippet_path(RESTORE)} {carried}")
+    assert refused.rc == 1, output(refused)
+    assert refused.stderr.startswith(f"Refused: the archive holds the 3.12 store format, but slot {slot_of(target)} in"
+                                     " /etc/opencryptoki/opencryptoki.conf lacks 'tokversion = 3.12'."), output(refused)
+    assert files(target, ".") == before
+    assert target.run(f"test -e {STORE}/{folder}/MK_USER").rc == 1
+
+
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.only_hosts("debian13-amd64")
+def test_a_3_12_store_in_a_slot_without_tokversion_reads_as_a_locked_token(fresh_host, target):
+    """Why the restore compares the store format with the slot's tokversion: a slot without the line reads the folder
+    in the old format, and the token then shows nonsense flags and refuses the right PIN."""
+    source, folder = fresh_host, FOLDER[arch(fresh_host)]
+    archive = carry(source, target, back_up(source)[0])
+    ok(target, f"{OLD_FORMAT_SLOT} && kill $(cat /run/opencryptoki/pkcsslotd.pid); sleep 1; rm -rf {STORE}/{folder}"
+               f" /dev/shm/var.lib.opencryptoki.{folder} && tar -xpzf {archive} -C {STORE} && pkcsslotd")
+    slot = slot_of(target)
+    flags = ok(target, f"pkcsconf -t -c {slot} | grep Flags")
+    login = target.run(f"PKCS11_USER_PIN={USER_PIN} p11sak list-key all --slot {slot}")
+    print(f"\n{flags}{output(login)}")
+    assert "TOKEN_INITIALIZED" not in flags, flags
+    assert login.rc != 0, output(login)
+    assert "CKR_PIN_LOCKED" in login.stdout + login.stderr, output(login)
+
+
 @pytest.mark.snippet(BACKUP, IN_USE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")
