@@ -101,6 +101,8 @@ OUTCOMES_NOT_VERIFIED = {
                                           "verify changes nothing; run it from the day-two page",
     "daytwo/liberty-token-key.sh": "it stops and starts the Liberty server with another key, and verify changes "
                                    "nothing; run it from the day-two page",
+    "daytwo/restore-token.sh": "it replaces a token's folder and restarts the slot daemon, and verify changes "
+                               "nothing; run it from the page on the host that gets the token",
     "ihs/apache/check-cold-start.sh": "it means something only right after httpd starts or restarts, and verify never "
                                       "restarts a service; run it from the page after each restart",
     "db2/kernel/load-ipc-sysctl.sh": "it installs a sysctl file and loads it: verify changes nothing on a host",
