@@ -99,3 +99,29 @@ def test_without_the_include_the_system_policy_is_lost(fresh_host):
     assert server_accepts_tls12(fresh_host, conf)
     # and the system file itself refuses it, so the policy is real
     assert not server_accepts_tls12(fresh_host, "/etc/ssl/openssl.cnf")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(PKCS11_RHEL, checker="testinfra")
+def test_where_both_system_files_exist_the_rhel_sles_config_reads_them_and_keeps_the_policy(fresh_host):
+    """The RHEL/SLES file includes /etc/pki/tls/openssl.cnf and then /etc/ssl/openssl.cnf, for the one of them a
+    host has. On a host with both (here the second a link to the first, as a compatibility link would make it) the
+    same sections are read twice: the providers still load once each, and the policy still applies. The negative
+    case is the file without its [default] line between the includes: the second file's first keys (HOME,
+    openssl_conf, ...) land in the first file's last section, a TLS policy section, and no TLS context can be
+    made."""
+    give_system_policy(fresh_host)
+    fresh_host.run_expect([0], "mkdir -p /etc/pki/tls && ln -sf /etc/ssl/openssl.cnf /etc/pki/tls/openssl.cnf")
+    conf = install(fresh_host, PKCS11_RHEL)
+    listing = fresh_host.run(f"OPENSSL_CONF={conf} openssl list -providers")
+    assert listing.rc == 0, output(listing)
+    assert listing.stdout.count("  pkcs11\n") == 1, listing.stdout
+    assert {"default", "pkcs11"} <= active_providers(fresh_host, conf)
+    assert not server_accepts_tls12(fresh_host, conf), "the system's MinProtocol TLSv1.3 did not apply"
+    broken = install(fresh_host, PKCS11_RHEL).replace(".conf", ".nodefault.conf")
+    fresh_host.run_expect([0], f"sed '/^\\[default\\]$/d' {conf} > {broken} && ! grep -q '^\\[default\\]' {broken}")
+    server = fresh_host.run(f"OPENSSL_CONF={broken} timeout 20 openssl s_server -accept 127.0.0.1:14437 "
+                            "-cert /tmp/policy-cert.pem -key /tmp/policy-key.pem -naccept 1 </dev/null 2>&1")
+    assert server.rc != 0, output(server)
+    assert "error in system default config" in server.stdout
+    assert "cmd=openssl_conf" in server.stdout
