@@ -5,6 +5,8 @@ for which the table has no fixed Debian package. An older installed version (the
 rewritten to the version before deb13u1, compared by the real dpkg --compare-versions) fails with a sentence;
 so does a release the table has no confirmed rows for."""
 
+import re
+
 import pytest
 
 from checks.hosts.steps import run_snippet, snippet_path
@@ -27,7 +29,8 @@ def test_the_arguments_are_the_table_rows_that_name_a_release():
     args = arguments()
     assert len(args) == 4 * sum(1 for r in rows if r["os-release"])
     debian = {args[i + 1]: args[i + 3] for i in range(0, len(args), 4) if args[i] == "debian 13"}
-    assert debian == {"CVE-2026-40253": INSTALLED, "CVE-2026-23893": INSTALLED, "CVE-2026-22791": "none"}
+    assert debian == {"CVE-2026-40253": INSTALLED, "CVE-2026-23893": INSTALLED, "CVE-2026-22791": "none",
+                      "CVE-2023-6258": "0.3"}
     assert all(r["fixed version"] == "not confirmed" for r in rows if not r["os-release"] and
                r["distribution"] != "upstream")
 
@@ -41,6 +44,8 @@ def test_debian_13_is_fixed_for_two_cves_and_fails_for_the_one_without_a_fixed_p
     assert f"CVE-2026-23893: opencryptoki {INSTALLED} is at or above the fixed version {INSTALLED}." in r.stdout
     assert f"CVE-2026-22791: opencryptoki {INSTALLED} is installed and debian 13 has no fixed package for it." \
         in r.stderr, output(r)
+    assert re.search(r"^CVE-2023-6258: pkcs11-provider 1\.\S+ is at or above the fixed version 0\.3\.$", r.stdout,
+                     re.M), output(r)
 
 
 @pytest.mark.only_hosts("debian13-amd64")

@@ -59,8 +59,8 @@ def _server_steps(server: str, page: str, title: str) -> list[Step]:
 STEPS: tuple[Step, ...] = (
     Step("crypto-ap-ready", "how-to/crypto/01-adapters", "the guest has AP queues and zcrypt serves them", "crypto",
          "crypto/adapters/check-ap-ready.sh", LOGIN, ("AP_WAIT_SECONDS",), ()),
-    Step("crypto-fixed-versions", "how-to/crypto/03-opencryptoki", "openCryptoki is at or above the fixed version "
-         "of each advisory the runbook's table confirms for this distribution", "crypto",
+    Step("crypto-fixed-versions", "how-to/crypto/03-opencryptoki", "openCryptoki and pkcs11-provider are at or above "
+         "the fixed version of each advisory the runbook's table confirms for this distribution", "crypto",
          "crypto/verify/check-fixed-versions.sh", LOGIN, (), ("fixed_versions",)),
     *_server_steps("apache", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd"),
     Step("apache-protocols", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: it answers no handshake that "
