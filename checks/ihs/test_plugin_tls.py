@@ -1,0 +1,201 @@
+"""The web server plug-in's TLS leg from IBM HTTP Server to WebSphere, with IBM's GSKit as the client: the page's
+plugin-cfg.xml <Transport> fragment (snippets/ihs/plugin/plugin-cfg-transport.xml), mapped to GSKit attributes by
+zrunbook/ihs/plugin_transport.py and used by gskconnect (a small client on GSKit 8.0.60.5's SSL API from PyPI's
+ibm_db wheel) on the amd64 host, against the WAS chapter's stand-in for WebSphere's HTTPS transport
+(zrunbook/was/TokenHttpsServer.java: OpenJDK 21, its key generated in the openCryptoki soft token, the protocols and
+suites of set-ssl-config-current.py; checks/hosts/jsse.py).
+
+What is GSKit's own here: the handshakes, validating the server's certificate with the signer in the key database,
+opening the key database with its stash (both written by GSKit's key management library, libgsk8km_64), and whether a
+later connection resumes a session. What stands in: gskconnect for IBM's plug-in (its binary is not available here;
+only its TLS leg is checked, not its routing, pooling or retries), the Java server for WebSphere, the key database made
+by libgsk8km_64 for gskcapicmd (not in the wheel; the page's gskcapicmd step is labelled "not run here"), and
+was1.example.com resolved to the container's own address in /etc/hosts.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from checks.hosts.jsse import AS_WAS, KEYSTORE_PASSWORD, VERIFY_KEY, current_suites, start_server
+from checks.hosts.steps import snippet_path, start_pkcsslotd
+from checks.hosts.token import PINS, slot_of
+from checks.hosts.util import output
+from zrunbook import SNIPPETS, clidriver
+from zrunbook.ihs import gskit_server, plugin_transport
+
+FRAGMENT = "ihs/plugin/plugin-cfg-transport.xml"
+IN_TOKEN = "crypto/verify/check-key-in-token.sh"
+KDB_PW = "zr-plugin-kdb"  # test data only
+ROUNDS = 3  # separate runs of CONNECTIONS each, for the resumption count
+CONNECTIONS = 10
+JAVA_NAMES = {"TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"}
+
+
+def fragment() -> plugin_transport.Transport:
+    return plugin_transport.transport((SNIPPETS / FRAGMENT).read_text(encoding="utf-8"))
+
+
+# --- no host: the mapping -------------------------------------------------------------------------------------------
+
+
+def test_the_fragment_maps_to_its_key_database_its_stash_and_tls_12_and_13_only():
+    t = fragment()
+    assert (t.host, t.port) == ("was1.example.com", 9443)
+    got = {s.attribute: s.value for s in plugin_transport.attributes(t)}
+    assert got["GSK_KEYRING_FILE"].endswith("/plugin-key.kdb")
+    assert got["GSK_KEYRING_STASH_FILE"] == got["GSK_KEYRING_FILE"].removesuffix(".kdb") + ".sth"
+    assert "GSK_KEYRING_LABEL" not in got  # no client certificate
+    assert [got[f"GSK_PROTOCOL_{p}"] for p in ("SSLV2", "SSLV3", "TLSV1", "TLSV11", "TLSV12", "TLSV13")] == \
+        ["511", "513", "519", "0", "1", "1"]
+    assert set(got) <= set(gskit_server.ids())  # every attribute has its sourced number
+
+
+def test_the_mapping_refuses_an_http_transport_and_an_unknown_property():
+    with pytest.raises(AssertionError, match="https"):
+        plugin_transport.transport('<Transport Hostname="h" Port="9080" Protocol="http"/>')
+    with pytest.raises(AssertionError, match="password"):
+        plugin_transport.transport('<Transport Hostname="h" Port="9443" Protocol="https">'
+                                   '<Property Name="password" Value="x"/></Transport>')
+
+
+# --- on the amd64 host: GSKit connects to the WebSphere stand-in ----------------------------------------------------
+
+
+@pytest.fixture(params=["debian13-amd64"], ids=str)  # the wheel is built for x86_64 only
+def plugin_host(request, zr_host_pool):
+    """The amd64 host from the WAS chapter's VERIFY_KEY state (token key and certificate for the stand-in), the wheel
+    mounted read-only, gskconnect and gskserve (for its key database modes) built, was1.example.com at 127.0.0.1."""
+    host = zr_host_pool.start(request.param, "-v", f"{clidriver.folder()}:{clidriver.IN_CONTAINER}:ro",
+                              state=VERIFY_KEY)
+    try:
+        start_pkcsslotd(host)
+        host.zr_gskconnect = plugin_transport.build(host)
+        host.zr_gskserve = gskit_server.build(host)
+        host.run_expect([0], f"echo '127.0.0.1 {fragment().host}' >> /etc/hosts")
+        yield host
+    finally:
+        zr_host_pool.remove(host)
+
+
+def key_database(host, signer_pem: str | None, *, password: str = KDB_PW) -> None:
+    """The fragment's keyring and stash, made by GSKit's key management library: a new CMS key database holding
+    signer_pem (the application server's CA; here its self-signed certificate) as a signer, or no signer."""
+    kdb = fragment().properties["keyring"]
+    host.run_expect([0], f"mkdir -p $(dirname {kdb}) && rm -f {kdb.removesuffix('.kdb')}.*")
+    signer = ""
+    if signer_pem:
+        host.run_expect([0], f"openssl x509 -in {signer_pem} -outform DER -out /tmp/signer.der")
+        signer = " /tmp/signer.der"
+    made = host.run(f"GSKSERVE_KEYDB_PW={KDB_PW} {gskit_server.ENV} {host.zr_gskserve} --create-kdb {kdb}{signer}")
+    assert made.rc == 0, output(made)
+    if password != KDB_PW:  # the stash of another password, over the right key database
+        made = host.run(f"GSKSERVE_KEYDB_PW={password} {gskit_server.ENV} {host.zr_gskserve} --stash {kdb}")
+        assert made.rc == 0, output(made)
+
+
+def connect(host, count: int, settings=None):
+    t = fragment()
+    return host.run(f"timeout 120 {plugin_transport.command(t, host.zr_gskconnect, count, settings)}")
+
+
+def key_in_token(host):
+    t = fragment()
+    return host.run(f"{AS_WAS} env TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} "
+                    f"bash {snippet_path(IN_TOKEN)} {t.host}:{t.port}")
+
+
+@pytest.mark.snippet(FRAGMENT, checker="gskit-client")
+@pytest.mark.snippet(IN_TOKEN, checker="testinfra")
+def test_gskit_connects_as_the_fragment_says_validates_websphere_and_the_key_is_in_the_token(plugin_host):
+    host = plugin_host
+    cert = start_server(host)
+    key_database(host, cert)
+    resumed_counts = []
+    for _ in range(ROUNDS):
+        run = connect(host, CONNECTIONS)
+        assert run.rc == 0, output(run)
+        lines = plugin_transport.results(run.stdout)
+        assert len(lines) == CONNECTIONS, run.stdout
+        assert {(r["rc"], r["protocol"]) for r in lines} == {(0, "TLSv1.3")}, run.stdout
+        assert {r["cipher"] for r in lines} <= JAVA_NAMES & set(current_suites()) | JAVA_NAMES, run.stdout
+        resumed_counts.append(sum(r["resumed"] for r in lines))
+    print(f"GSKit {clidriver.GSKIT} client, TLS 1.3, {ROUNDS} runs of {CONNECTIONS} connections: resumed "
+          f"{resumed_counts} (median {statistics.median(resumed_counts)}), full handshakes "
+          f"{[CONNECTIONS - r for r in resumed_counts]}")
+    key = key_in_token(host)
+    assert key.rc == 0, output(key)
+    assert "private, sensitive, never extractable, generated in the token" in key.stdout
+
+
+@pytest.mark.snippet(FRAGMENT, checker="gskit-client")
+def test_gskit_tls_12_only_to_websphere_and_its_session_reuse(plugin_host):
+    """The same transport with TLS 1.3 switched off, as a plug-in whose GSKit offers TLS 1.2 only: the count of
+    resumed sessions under TLS 1.2 (session IDs), measured and printed."""
+    host = plugin_host
+    cert = start_server(host)
+    key_database(host, cert)
+    settings = [s for s in plugin_transport.attributes(fragment()) if s.attribute != "GSK_PROTOCOL_TLSV13"]
+    settings.append(gskit_server.Setting("GSK_PROTOCOL_TLSV13", "0", "TLS 1.2 only"))
+    run = connect(host, CONNECTIONS, settings)
+    lines = plugin_transport.results(run.stdout)
+    print(run.stdout)
+    assert len(lines) == CONNECTIONS, run.stdout
+    assert {r["protocol"] for r in lines if r["rc"] == 0} <= {"TLSv1.2"}, run.stdout
+
+
+@pytest.mark.snippet(FRAGMENT, checker="gskit-client")
+def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_host):
+    host = plugin_host
+    start_server(host)
+    key_database(host, None)
+    run = connect(host, 2)
+    assert run.rc == 1, output(run)
+    lines = plugin_transport.results(run.stdout)
+    assert [(r["rc"], r["error"]) for r in lines] == [(414, "GSK_ERROR_BAD_CERT")] * 2, run.stdout
+
+
+@pytest.mark.snippet(FRAGMENT, checker="gskit-client")
+def test_a_stash_of_another_password_stops_gskit_before_any_connection(plugin_host):
+    host = plugin_host
+    cert = start_server(host)
+    key_database(host, cert, password="not-the-kdb-password")
+    run = connect(host, 1)
+    assert run.rc == 2, output(run)
+    assert "gsk_environment_init: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD" in run.stdout, output(run)
+
+
+@pytest.mark.snippet(FRAGMENT, checker="gskit-client")
+def test_gskit_without_the_mappings_protocols_cannot_reach_websphere(plugin_host):
+    """Why plugin_transport.py names TLS 1.2 and 1.3: GSKit 8.0.60.5 left to its own protocol defaults offers
+    neither, and the stand-in (TLS 1.2 and 1.3 only, as set-ssl-config-current.py) refuses it."""
+    host = plugin_host
+    cert = start_server(host)
+    key_database(host, cert)
+    bare = [s for s in plugin_transport.attributes(fragment()) if not s.attribute.startswith("GSK_PROTOCOL")]
+    run = connect(host, 1, bare)
+    assert run.rc == 1, output(run)
+    assert plugin_transport.results(run.stdout)[0]["rc"] != 0, run.stdout
+
+
+@pytest.mark.snippet(FRAGMENT, checker="gskit-client")
+@pytest.mark.snippet(IN_TOKEN, checker="testinfra")
+def test_the_key_check_fails_when_websphere_serves_a_key_from_a_pkcs12_file(plugin_host):
+    """Negative case of the page's outcome: GSKit still connects (the key database holds that certificate as its
+    signer), but the key behind the certificate is in a file, and check-key-in-token.sh says so."""
+    host = plugin_host
+    gen = host.run(f"{AS_WAS} keytool -genkeypair -keystore /tmp/verify/key.p12 -storetype PKCS12 "
+                   f"-storepass {KEYSTORE_PASSWORD} -alias default -keyalg RSA -keysize 2048 -dname CN=localhost "
+                   "-ext san=dns:localhost -validity 30")
+    assert gen.rc == 0, output(gen)
+    start_server(host, pkcs12="/tmp/verify/key.p12")
+    host.run_expect([0], f"{AS_WAS} keytool -exportcert -rfc -keystore /tmp/verify/key.p12 -storetype PKCS12 "
+                         f"-storepass {KEYSTORE_PASSWORD} -alias default -file /tmp/verify/p12.pem")
+    key_database(host, "/tmp/verify/p12.pem")
+    run = connect(host, 1)
+    assert run.rc == 0, output(run)
+    key = key_in_token(host)
+    assert key.rc == 1, output(key)
+    assert "no private key in slot" in key.stderr, output(key)
