@@ -21,6 +21,13 @@ runbook's check shows it failing against a server that allows only those), and w
 plug-in offers by default could not be confirmed for WAS 9.0.5 (the page says so). ``build(host)`` compiles
 gskconnect on a container host where the wheel's folder is mounted at clidriver.IN_CONTAINER; ``command(...)`` is
 the shell command that opens COUNT connections there; ``results(text)`` reads its lines.
+
+Session reuse: GSKit's client keeps a session under the name its socket gives in GSK_PEER_ID and offers it again only
+to a connection that gives the same name (TLS 1.3 also needs GSK_SSL_EXTN_SESSIONTICKET_ENABLE; a Java server resumes
+a TLS 1.2 session only when it used the extended master secret, GSK_SSL_EXTN_EXTENDEDMASTERSECRET_CLIENT_ENABLE). The
+mapping sets none of them, because whether IBM's plug-in does could not be confirmed; ``resuming(t)`` adds them (the
+peer ID names ``host:port`` in at most 16 bytes, the first 16 hex digits of its SHA-256, set on each connection's
+socket: gskconnect's ``s:`` form), for the check that measures the difference.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ PROPERTIES = {"keyring": "GSK_KEYRING_FILE", "stashfile": "GSK_KEYRING_STASH_FIL
 # this mapping's protocol choice: (attribute, value)
 PROTOCOLS = (("GSK_PROTOCOL_SSLV2", "511"), ("GSK_PROTOCOL_SSLV3", "513"), ("GSK_PROTOCOL_TLSV1", "519"),
              ("GSK_PROTOCOL_TLSV11", "0"), ("GSK_PROTOCOL_TLSV12", "1"), ("GSK_PROTOCOL_TLSV13", "1"))
+PEER_ID_MAX = 16  # GSKit 8.0.60.5 refuses a longer GSK_PEER_ID with 708 GSK_PEERID_LENGTH_ERROR (measured)
+PER_SOCKET = {"GSK_PEER_ID"}  # set on each connection's socket handle, not on the environment
 LINE = re.compile(r"^connection (\d+): (\d+) (?:protocol=(\d+) cipher=(\S+) resumed=(yes|no)|(\S+))")
 
 
@@ -68,9 +77,23 @@ def attributes(t: Transport, **override: str) -> list[gskit_server.Setting]:
     return found + [gskit_server.Setting(a, v, "this mapping's choice") for a, v in PROTOCOLS]
 
 
+def resuming(t: Transport) -> list[gskit_server.Setting]:
+    """The settings that let GSKit's client offer an earlier session that the server accepts: added to attributes(t) by
+    the reuse check."""
+    peer = hashlib.sha256(f"{t.host}:{t.port}".encode()).hexdigest()[:PEER_ID_MAX]
+    return [gskit_server.Setting("GSK_PEER_ID", peer, "each connection names its server"),
+            gskit_server.Setting("GSK_SSL_EXTN_SESSIONTICKET_ENABLE", "1", "TLS 1.3 session tickets"),
+            gskit_server.Setting("GSK_SSL_EXTN_EXTENDEDMASTERSECRET_CLIENT_ENABLE", "1", "TLS 1.2: a Java server "
+                                 "resumes only sessions with the extended master secret")]
+
+
+def _arg(s: gskit_server.Setting, table: dict[str, tuple[str, int]]) -> str:
+    return f"s:{table[s.attribute][1]}={s.value}" if s.attribute in PER_SOCKET else s.arg(table)
+
+
 def command(t: Transport, binary: str, count: int, settings: list[gskit_server.Setting] | None = None) -> str:
     table = gskit_server.ids()
-    args = " ".join(shlex.quote(s.arg(table)) for s in (settings if settings is not None else attributes(t)))
+    args = " ".join(shlex.quote(_arg(s, table)) for s in (settings if settings is not None else attributes(t)))
     return f"{gskit_server.ENV} {binary} {shlex.quote(t.host)} {t.port} {count} {args}"
 
 

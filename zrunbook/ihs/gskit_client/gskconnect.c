@@ -4,11 +4,12 @@
  * It knows no plugin-cfg.xml: zrunbook/ihs/plugin_transport.py reads the <Transport> fragment (host, port, keyring,
  * stashfile), maps it to GSKit attributes (the one place where that mapping lives) and passes them here:
  *
- *     gskconnect HOST PORT COUNT b:ID=TEXT | e:ID=NUMBER | n:ID=NUMBER ...
+ *     gskconnect HOST PORT COUNT b:ID=TEXT | e:ID=NUMBER | n:ID=NUMBER | s:ID=TEXT ...
  *
  * b: gsk_attribute_set_buffer, e: gsk_attribute_set_enum, n: gsk_attribute_set_numeric_value, all on ONE
  * environment (GSK_SESSION_TYPE = GSK_CLIENT_SESSION) before gsk_environment_init, as a plug-in process keeps one
- * environment per key database. Then it opens COUNT connections to HOST:PORT one after another, each a new TCP
+ * environment per key database; s: gsk_attribute_set_buffer on each connection's socket handle before its
+ * handshake (GSK_PEER_ID: the name under which GSKit's client keeps and looks up the session it may resume). Then it opens COUNT connections to HOST:PORT one after another, each a new TCP
  * connection and a new GSKit socket from that environment (gsk_secure_soc_init runs the handshake, validating the
  * server's certificate against the key database's signers), sends "GET / HTTP/1.0", reads the answer and closes.
  * For each connection it prints one line:
@@ -54,8 +55,15 @@ extern const char *gsk_strerror(int rc);
 #define GSK_SID_FIRST 406
 #define GSK_SID_NOT_FIRST 517
 
+static const char *per_socket[32];
+static int sockets = 0;
+
 static int set(gsk_handle env, const char *arg) {
     char kind = arg[0];
+    if (kind == 's' && arg[1] == ':' && strchr(arg, '=') && sockets < 32) {
+        per_socket[sockets++] = arg;
+        return 0;
+    }
     const char *eq = strchr(arg, '=');
     if (!eq || arg[1] != ':' || (kind != 'b' && kind != 'e' && kind != 'n')) {
         fprintf(stderr, "gskconnect: not an attribute: %s\n", arg);
@@ -104,6 +112,10 @@ static int one(gsk_handle env, int n, const char *host, const char *port) {
     gsk_handle soc = NULL;
     int rc = gsk_secure_soc_open(env, &soc);
     if (rc == 0) rc = gsk_attribute_set_numeric_value(soc, GSK_FD, fd);
+    for (int i = 0; rc == 0 && i < sockets; i++) {
+        rc = gsk_attribute_set_buffer(soc, atoi(per_socket[i] + 2), strchr(per_socket[i], '=') + 1, 0);
+        if (rc != 0) printf("gsk_attribute_set %d on the socket: %d %s\n", atoi(per_socket[i] + 2), rc, gsk_strerror(rc));
+    }
     if (rc == 0) rc = gsk_secure_soc_init(soc);
     if (rc != 0) {
         printf("connection %d: %d %s\n", n, rc, gsk_strerror(rc));
@@ -133,7 +145,7 @@ static int one(gsk_handle env, int n, const char *host, const char *port) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: gskconnect HOST PORT COUNT b:ID=TEXT|e:ID=N|n:ID=N ...\n");
+        fprintf(stderr, "usage: gskconnect HOST PORT COUNT b:ID=TEXT|e:ID=N|n:ID=N|s:ID=TEXT ...\n");
         return 64;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
