@@ -3,14 +3,16 @@ plugin-cfg.xml <Transport> fragment (snippets/ihs/plugin/plugin-cfg-transport.xm
 zrunbook/ihs/plugin_transport.py and used by gskconnect (a small client on GSKit 8.0.60.5's SSL API from PyPI's
 ibm_db wheel) on the amd64 host, against the WAS chapter's stand-in for WebSphere's HTTPS transport
 (zrunbook/was/TokenHttpsServer.java: OpenJDK 21, its key generated in the openCryptoki soft token, the protocols and
-suites of set-ssl-config-current.py; checks/hosts/jsse.py).
+suites of set-ssl-config-current.py; checks/hosts/jsse.py) and against real Open Liberty with the WAS chapter's
+server.xml (checks/hosts/liberty.py), its token key's certificate signed by a test CA.
 
 What is GSKit's own here: the handshakes, validating the server's certificate with the signer in the key database,
 opening the key database with its stash (both written by GSKit's key management library, libgsk8km_64), and whether a
 later connection resumes a session. What stands in: gskconnect for IBM's plug-in (its binary is not available here;
 only its TLS leg is checked, not its routing, pooling or retries), the Java server for WebSphere, the key database made
 by libgsk8km_64 for gskcapicmd (not in the wheel; the page's gskcapicmd step is labelled "not run here"), and
-was1.example.com resolved to the container's own address in /etc/hosts.
+was1.example.com resolved to the container's own address in /etc/hosts. The session reuse counts are measured facts
+about GSKit 8.0.60.5 and OpenJDK 21 asserted as recorded (facts/ihs/plugin-tls.csv), not claims about the plug-in.
 """
 
 from __future__ import annotations
@@ -219,8 +221,8 @@ def test_a_stash_of_another_password_stops_gskit_before_any_connection(plugin_ho
 
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_gskit_without_the_mappings_protocols_cannot_reach_websphere(plugin_host):
-    """Why plugin_transport.py names TLS 1.2 and 1.3: GSKit 8.0.60.5 left to its own protocol defaults offers
-    neither, and the stand-in (TLS 1.2 and 1.3 only, as set-ssl-config-current.py) refuses it."""
+    """Why plugin_transport.py names TLS 1.2 and 1.3: GSKit 8.0.60.5 left to its own protocol defaults fails against
+    the stand-in (TLS 1.2 and 1.3 only, as set-ssl-config-current.py)."""
     host = plugin_host
     cert = start_server(host)
     key_database(host, cert)

@@ -16,8 +16,8 @@ plugin-cfg.xml                              GSKit attribute (facts/ihs/gskit-att
 (nothing)                                   GSK_PROTOCOL_TLSV12 and _TLSV13 on, SSL 2, 3, TLS 1.0, 1.1 off
 ==========================================  ============================================================
 
-The last row is this mapping's choice, not the plug-in's: GSKit 8.0.60.5 alone offers neither TLS 1.2 nor 1.3 (the
-runbook's check shows it failing against a server that allows only those), and which protocols and suites IBM's
+The last row is this mapping's choice, not the plug-in's: GSKit 8.0.60.5 with no protocol attribute cannot reach a
+server that allows only TLS 1.2 and 1.3 (the runbook's check shows it failing), and which protocols and suites IBM's
 plug-in offers by default could not be confirmed for WAS 9.0.5 (the page says so). ``build(host)`` compiles
 gskconnect on a container host where the wheel's folder is mounted at clidriver.IN_CONTAINER; ``command(...)`` is
 the shell command that opens COUNT connections there; ``results(text)`` reads its lines.
