@@ -100,15 +100,19 @@ def test_debians_libica_is_built_without_fips_support(host):
 def refuses_tls12(host, conf: str, port: int) -> bool:
     """Whether an openssl s_server started with OPENSSL_CONF=conf refuses a client with no policy that asks for
     TLS 1.2 (the system's MinProtocol applied to the server). Each call on its own port: a server of an earlier
-    call that has not let go of its port yet must not answer this one (it made a full run fail once)."""
+    call that has not let go of its port yet must not answer this one (it made a full run fail once), and its own
+    log: with one log for all, the wait could find the previous server's ACCEPT before the shell had truncated the
+    file for the new one, and the client then met no server (a full run failed so, under load)."""
     host.run_expect([0], "test -f /tmp/tls12.pem || openssl req -x509 -newkey rsa:2048 -nodes -keyout /tmp/tls12.pem"
                          " -out /tmp/tls12.crt -subj /CN=localhost -days 1 2>/dev/null")
-    host.run_expect([0], f"OPENSSL_CONF={conf} nohup timeout 60 openssl s_server -accept 127.0.0.1:{port} -naccept 1"
-                         " -cert /tmp/tls12.crt -key /tmp/tls12.pem -www >/tmp/tls12.log 2>&1 &"
-                         " for i in $(seq 300); do grep -q ACCEPT /tmp/tls12.log && exit 0; sleep 0.2; done;"
-                         " cat /tmp/tls12.log; exit 1")
+    log = f"/tmp/tls12-{port}.log"  # its own log too: the loop below must not find an earlier server's ACCEPT
+    host.run_expect([0], f"rm -f {log} && OPENSSL_CONF={conf} nohup timeout 60 openssl s_server -accept "
+                         f"127.0.0.1:{port} -naccept 1 -cert /tmp/tls12.crt -key /tmp/tls12.pem -www >{log} 2>&1 &"
+                         f" for i in $(seq 300); do grep -qs ACCEPT {log} && exit 0; sleep 0.2; done;"
+                         f" cat {log}; exit 1")
     r = host.run(f"echo | OPENSSL_CONF=/dev/null openssl s_client -connect 127.0.0.1:{port} -tls1_2 2>&1")
     host.run(f"pkill -f 'openssl s_server -accept 127.0.0.1:{port}' || true")
+    assert "Connection refused" not in r.stdout, r.stdout  # no server answered: no verdict
     return "New, TLSv1.2, Cipher is " not in r.stdout
 
 

@@ -8,6 +8,7 @@ AND an `openssl s_server` refuses a TLS 1.2 client. The negative case is the run
 this fix (its own `openssl_conf` line, no include): the providers load, and TLS 1.2 is accepted.
 """
 
+import itertools
 import re
 import shlex
 
@@ -22,6 +23,7 @@ PKCS11_RHEL = "ihs/apache/openssl-pkcs11-provider-rhel-sles.conf"
 IBMCA = "crypto/libraries/openssl-ibmca-provider.conf"
 POLICY = "\n[zr_policy_ssl]\nsystem_default = zr_policy_default\n\n[zr_policy_default]\nMinProtocol = TLSv1.3\n"
 INCLUDE = re.compile(r"^\.include\b.*\n", re.M)
+_SERVERS = itertools.count()
 
 
 def give_system_policy(host) -> None:
@@ -61,13 +63,16 @@ def server_accepts_tls12(host, conf: str) -> bool:
     """An openssl s_server started with OPENSSL_CONF=conf, and a client with no policy asking for TLS 1.2."""
     host.run_expect([0], "test -f /tmp/policy-key.pem || openssl req -x509 -newkey rsa:2048 -nodes "
                     "-keyout /tmp/policy-key.pem -out /tmp/policy-cert.pem -subj /CN=localhost -days 1 2>/dev/null")
-    host.run_expect([0], f"OPENSSL_CONF={conf} nohup timeout 60 openssl s_server -accept 127.0.0.1:14433 "
-                    "-cert /tmp/policy-cert.pem -key /tmp/policy-key.pem -www -naccept 1 "
-                    ">/tmp/policy-server.log 2>&1 &")
-    host.run_expect([0], "for i in $(seq 300); do grep -q ACCEPT /tmp/policy-server.log && exit 0; sleep 0.2; done; "
-                    "cat /tmp/policy-server.log; exit 1")
+    # a log of its own, removed first: the wait must not find an earlier server's ACCEPT before the shell has
+    # truncated the file for this one (the client would then meet no server)
+    log = f"/tmp/policy-server-{next(_SERVERS)}.log"
+    host.run_expect([0], f"rm -f {log} && OPENSSL_CONF={conf} nohup timeout 60 openssl s_server -accept "
+                    "127.0.0.1:14433 -cert /tmp/policy-cert.pem -key /tmp/policy-key.pem -www -naccept 1 "
+                    f">{log} 2>&1 &")
+    host.run_expect([0], f"for i in $(seq 300); do grep -qs ACCEPT {log} && exit 0; sleep 0.2; done; cat {log}; exit 1")
     client = host.run("echo | OPENSSL_CONF=/dev/null openssl s_client -connect 127.0.0.1:14433 -tls1_2 2>&1")
     host.run("pkill -f 'openssl s_server -accept 127.0.0.1:14433' || true")
+    assert "Connection refused" not in client.stdout, client.stdout  # no server answered: no verdict
     return "New, TLSv1.2, Cipher is " in client.stdout  # a refused client still prints "Protocol: TLSv1.2"
 
 
