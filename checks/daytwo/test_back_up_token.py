@@ -28,7 +28,7 @@ import shlex
 import pytest
 
 from checks.hosts.apache import TOKEN_KEY, serve_token
-from checks.hosts.steps import arch, snippet_path, start_pkcsslotd
+from checks.hosts.steps import arch, snippet_path, start_pkcsslotd, stop_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import copy_to, ok, output
 from zrunbook import SNIPPETS, facts
@@ -224,8 +224,10 @@ def test_a_3_12_store_in_a_slot_without_tokversion_reads_as_a_locked_token(fresh
     in the old format, and the token then shows nonsense flags and refuses the right PIN."""
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
     archive = carry(source, target, back_up(source)[0])
-    ok(target, f"{OLD_FORMAT_SLOT} && kill $(cat /run/opencryptoki/pkcsslotd.pid); sleep 1; rm -rf {STORE}/{folder}"
-               f" /dev/shm/var.lib.opencryptoki.{folder} && tar -xpzf {archive} -C {STORE} && pkcsslotd")
+    ok(target, OLD_FORMAT_SLOT)
+    stop_pkcsslotd(target)
+    ok(target, f"rm -rf {STORE}/{folder} /dev/shm/var.lib.opencryptoki.{folder} && tar -xpzf {archive} -C {STORE}"
+               " && pkcsslotd")
     slot = slot_of(target)
     flags = ok(target, f"pkcsconf -t -c {slot} | grep Flags")
     login = target.run(f"PKCS11_USER_PIN={USER_PIN} p11sak list-key all --slot {slot}")
@@ -263,13 +265,13 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     token's objects there, and a process that finds it already filled does not add the restored public objects."""
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
     archive = carry(source, target, back_up(source)[0])
-    ok(target, f"kill $(cat /run/opencryptoki/pkcsslotd.pid); sleep 1; rm -rf {STORE}/{folder}"
-               f" && tar -xpzf {archive} -C {STORE} && pkcsslotd")
+    stop_pkcsslotd(target)
+    ok(target, f"rm -rf {STORE}/{folder} && tar -xpzf {archive} -C {STORE} && pkcsslotd")
     by_hand = key_attributes(target, slot_of(target))
     assert by_hand.count(f'Label: "{KEY}"') == 1, by_hand
     assert "Key: private RSA" in by_hand, by_hand
-    ok(target, f"kill $(cat /run/opencryptoki/pkcsslotd.pid); sleep 1; rm /dev/shm/var.lib.opencryptoki.{folder}"
-               " && pkcsslotd")
+    stop_pkcsslotd(target)
+    ok(target, f"rm /dev/shm/var.lib.opencryptoki.{folder} && pkcsslotd")
     assert key_attributes(target, slot_of(target)).count(f'Label: "{KEY}"') == 2
 
 

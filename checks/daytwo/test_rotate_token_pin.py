@@ -183,6 +183,15 @@ def test_a_pin_file_left_with_the_old_pin_is_found_without_a_login_and_verifys_k
     assert flags(host) == counted
 
 
+def graceful(host) -> None:
+    """apachectl graceful, then wait until httpd says the new generation runs (its error log's 'resuming normal
+    operations' line), so that the next handshakes reach new workers."""
+    done = "grep -c 'resuming normal operations' /var/log/apache2/error.log"
+    before = int(ok(host, done).strip())
+    ok(host, f"apache2ctl graceful && for i in $(seq 100); do [ $({done}) -gt {before} ] && exit 0; sleep 0.1; done;"
+             " echo 'no new generation after 10 s' >&2; exit 1")
+
+
 @pytest.mark.snippet(PIN_FILE_CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_graceful_reload_keeps_the_old_pin_which_the_pin_file_check_finds_first(fresh_host):
@@ -191,12 +200,11 @@ def test_a_graceful_reload_keeps_the_old_pin_which_the_pin_file_check_finds_firs
     in_service(host, ca)
     change_by_hand(host)
     ok(host, f"umask 077 && printf %s {NEW} > {PIN_FILE}")
-    ok(host, "sleep 1.1")  # the file's time, in whole seconds, after httpd's start
     stale = pin_file_check(host, NEW)
     assert stale.rc == 1, output(stale)
     assert "before /etc/ssl/private/apache-token.pin was last written" in stale.stderr, output(stale)
     assert flags(host) & FAILED == 0
-    ok(host, "apache2ctl graceful && sleep 2")
+    graceful(host)
     failed = [handshake(host, ca).rc for _ in range(2)]
     counted = flags(host)
     print(f"\nafter the graceful reload: handshakes rc {failed}, flags {counted:#x}")

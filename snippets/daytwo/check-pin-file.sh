@@ -11,7 +11,7 @@ set -euo pipefail
 die() { echo "check-pin-file: $*" >&2; exit 1; }
 ((EUID == 0)) || die "run as root: it reads the PIN file and httpd's environment (/proc/PID/environ)."
 [[ -n ${TOKEN_USER_PIN:-} ]] || die "set TOKEN_USER_PIN to the token's current user PIN (read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN)."
-for tool in ps stat; do
+for tool in ps getconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install procps and coreutils."
 done
 # httpd's parent: the oldest apache2 or httpd process that still runs (one that ended unreaped is in state Z).
@@ -33,12 +33,18 @@ if [[ $held != "$TOKEN_USER_PIN" ]]; then
     "and restart httpd." >&2
   exit 1
 fi
-started=$(($(date +%s) - $(ps -o etimes= -p "$pid")))
-written=$(stat -c %Y "$file")
-if ((started < written)); then
-  echo "check-pin-file: httpd (pid $pid) started at $(date -d "@$started" '+%F %T'), before $file was last written" \
-    "($(date -d "@$written" '+%F %T')): it still holds the PIN it read then, and each worker it starts (a graceful" \
-    "reload starts new ones) logs in with it. Stop and start httpd." >&2
+# Both times to a hundredth of a second: httpd's start from its start time in clock ticks since boot
+# (/proc/PID/stat, field 22) and the time since boot (/proc/uptime); the file's from its modification time.
+# Whole seconds (ps etimes, stat %Y) cannot order a file written in the second httpd started.
+hz=$(getconf CLK_TCK)
+read -r up _ </proc/uptime
+ticks=$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $20 }')
+started=$(awk -v now="$(date +%s.%N)" -v up="$up" -v t="$ticks" -v hz="$hz" 'BEGIN { printf "%.2f", now - (up - t / hz) }')
+written=$(date -r "$file" +%s.%N)
+if awk -v s="$started" -v w="$written" 'BEGIN { exit !(s < w) }'; then
+  echo "check-pin-file: httpd (pid $pid) started at $(date -d "@$started" '+%F %T.%2N'), before $file was last" \
+    "written ($(date -d "@$written" '+%F %T.%2N')): it still holds the PIN it read then, and each worker it starts (a" \
+    "graceful reload starts new ones) logs in with it. Stop and start httpd." >&2
   exit 1
 fi
 echo "httpd (pid $pid) reads the PIN file $file, which holds the PIN given, and it started after the file was written."
