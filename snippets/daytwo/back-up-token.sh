@@ -37,7 +37,9 @@ slotd=$(cat "$pidfile" 2>/dev/null || true)
 check="$(dirname "$0")/check-token-not-in-use.sh"
 [[ -r $check ]] || die "$check is missing: keep check-token-not-in-use.sh beside this script (the same page has it)."
 bash "$check" "$token_dir" >/dev/null || die "Nothing was copied."
-alive() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }  # zombies have exited
+# Running, and not a zombie (it has exited). The status is read once: a zombie reaped between two reads must not
+# count as running.
+alive() { local st; st=$(cat "/proc/$1/status" 2>/dev/null) || return 1; ! grep -q '^State:[[:space:]]*Z' <<<"$st"; }
 
 # Stop the slot daemon for the copy, so that no program can open the token meanwhile; start it again at the end.
 systemd=no

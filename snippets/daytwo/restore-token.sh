@@ -99,7 +99,9 @@ slotd=$(cat "$pidfile" 2>/dev/null || true)
 check="$(dirname "$0")/check-token-not-in-use.sh"
 [[ -r $check ]] || die "$check is missing: keep check-token-not-in-use.sh beside this script (the same page has it)."
 bash "$check" "$token_dir" >/dev/null || die "Nothing was changed."
-alive() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }  # zombies have exited
+# Running, and not a zombie (it has exited). The status is read once: a zombie reaped between two reads must not
+# count as running.
+alive() { local st; st=$(cat "/proc/$1/status" 2>/dev/null) || return 1; ! grep -q '^State:[[:space:]]*Z' <<<"$st"; }
 if [[ -e $token/MK_USER ]] || find "$token/TOK_OBJ" -type f -print -quit 2>/dev/null | grep -q .; then
   [[ ${REPLACE:-no} == yes ]] || die "$token holds a token with a user PIN or keys. Set REPLACE=yes to replace" \
     "it (the folder is kept beside it as $token_dir.before-restore-<time>). Nothing was changed."
