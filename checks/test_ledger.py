@@ -188,3 +188,15 @@ def test_python_m_zrunbook_outcome_on_a_fresh_clone_says_not_run_in_this_build(t
     assert lines[-1] == "not run in this build: make check writes build/results.json"
     assert lines[:-1]
     assert all(" · not run  (-, -)" in line for line in lines[:-1])
+
+
+@pytest.mark.parametrize(("nodeid", "declared"), [
+    ("checks/verify/test_verify.py::test_x[debian13-amd64]@verify",
+     "checks/verify/test_verify.py::test_x[debian13-amd64]"),
+    ("checks/was/test_liberty.py::test_y@liberty", "checks/was/test_liberty.py::test_y"),
+    ("checks/ihs/test_z.py::test_z[user@host]", "checks/ihs/test_z.py::test_z[user@host]"),  # an @ in a parameter
+    ("checks/test_plain.py::test_plain", "checks/test_plain.py::test_plain"),
+])
+def test_results_and_coverage_name_a_grouped_test_by_its_declared_id(nodeid, declared):
+    # Under --dist loadgroup, xdist adds '@group' to a grouped test's id; declarations are collected without xdist.
+    assert ledger.test_id(nodeid) == declared

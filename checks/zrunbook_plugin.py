@@ -123,9 +123,10 @@ def pytest_collection_modifyitems(session, config, items):
                     errors.append(f"{item.nodeid}: snippet {pattern!r} matches no file under snippets/")
                 files.extend(matched)
             why = arch_reason(item, host)
+            test = ledger.test_id(item.nodeid)
             for rel in files:
-                coverage.setdefault(rel, []).append(
-                    {"checker": checker, "host": host, "test": item.nodeid, **({"why": why} if why else {})})
+                coverage.setdefault(rel, []).append({"checker": checker, "host": host, "test": test,
+                                                     **({"why": why} if why else {})})
                 item.user_properties.append(("zr_snippet", [rel, checker, host]))
     if errors:
         raise pytest.UsageError("snippet markers are wrong:\n  " + "\n  ".join(errors))
@@ -210,11 +211,11 @@ class ResultsRecorder:
             return
         if report.when == "call" or report.outcome in ("failed", "skipped"):
             for rel, checker, host in props:
-                key = (rel, checker, host or ledger.STATIC, report.nodeid)
+                key = (rel, checker, host or ledger.STATIC, ledger.test_id(report.nodeid))
                 prev = self.runs.get(key)
                 if prev and prev["outcome"] == "failed":
                     continue
-                self.runs[key] = {"snippet": rel, "checker": checker, "host": host, "test": report.nodeid,
+                self.runs[key] = {"snippet": rel, "checker": checker, "host": host, "test": key[3],
                                   "outcome": report.outcome, "sha256": digest(rel, self.root), **self.stamp}
                 if index.get(host, "verified") != "verified":
                     # the host image was built from a Debian index that did not match the signed Release

@@ -48,6 +48,13 @@ STATIC = "static"
 OUTCOMES = ("passed", "failed", "stale", "not run")
 
 
+def test_id(nodeid: str) -> str:
+    """A test's id as the declarations name it: without the ``@group`` that pytest-xdist's ``--dist loadgroup`` adds
+    to the id of a test marked ``xdist_group`` (the same split as xdist's own: an ``@`` after the last ``]``)."""
+    at = nodeid.rfind("@")
+    return nodeid[:at] if at > nodeid.rfind("]") else nodeid
+
+
 def load(path: Path = RESULTS) -> dict:
     """The results at path; empty results when there are none. Results of another format are an error."""
     try:

@@ -33,6 +33,7 @@ from checks.hosts.apache import (
 )
 from checks.hosts.steps import arch, run_snippet, snippet_path
 from checks.hosts.token import LABEL, PINS, slot_of, token_env
+from checks.hosts.util import TESTSSL_RATING_CHECKS
 from zrunbook.ihs.distro_paths import library, on_host
 
 TLS12 = {"ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256"}
@@ -284,12 +285,6 @@ def test_httpd_serves_with_a_root_only_pin_file_in_a_folder_its_user_cannot_ente
     assert burst.stdout.count("ok") == 16, fresh_host.run("tail -20 /var/log/apache2/error.log").stdout
 
 
-# The checks testssl.sh 3.2 itself requires before it rates a server (its set_rating_state: protocols, cipher
-# lists, forward secrecy, server defaults, headers, twelve vulnerability checks and the ciphers per protocol),
-# named instead of its default run, which adds the client simulations, the server's cipher order and the
-# vulnerability checks no grade reads: the same grade and caps in about 30 s instead of 50 s (measured twice on
-# the OpenSSL site; `make bench WHAT=hosts BENCH=whole` is the suite's own clock).
-TESTSSL_RATING_CHECKS = "-p -s -f -S -h -H -I -T -BB -R -C -O -Z -D -A -4 -J -E"
 
 
 def scan_with_testssl(host, site: str) -> dict[str, str]:

@@ -28,7 +28,7 @@ import pytest
 from checks.hosts.apache import CA, TOKEN_KEY
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
-from checks.hosts.util import copy_to, output
+from checks.hosts.util import TESTSSL_RATING_CHECKS, copy_to, output
 from zrunbook import SNIPPETS, clidriver, registry
 from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint
 from zrunbook.ihs.distro_paths import on_host
@@ -407,8 +407,8 @@ def test_testssl_finds_only_tls_12_and_13_from_gskit_serving_the_page_fragment(g
     host = gskit_host
     _slot, started, said = serve_token(host)
     assert started, said
-    run = host.run(f"testssl --quiet --color 0 --warnings off --add-ca {CA}/ca.crt --ip 127.0.0.1 "
-                   f"--jsonfile /tmp/testssl.json https://{SERVER}/")
+    run = host.run(f"testssl {TESTSSL_RATING_CHECKS} --quiet --color 0 --warnings off --add-ca {CA}/ca.crt "
+                   f"--ip 127.0.0.1 --jsonfile /tmp/testssl.json https://{SERVER}/")
     assert host.file("/tmp/testssl.json").exists, run.stdout[-3000:] + run.stderr
     found = {f["id"]: f["finding"] for f in json.loads(host.file("/tmp/testssl.json").content_string)}
     print({k: v for k, v in found.items() if k.startswith(("SSLv", "TLS1", "overall", "grade", "cipher_order",

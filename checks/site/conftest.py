@@ -1,6 +1,6 @@
 """The built guide served on localhost and a headless Chromium driven by Playwright.
 
-The site is built once per session into build/site-under-test (the same sphinx-build as `make html`),
+The site is built once per run into build/site-under-test (the same sphinx-build as `make html`),
 served by a loopback HTTP server on a free port, and opened in Debian's Chromium. A missing Chromium
 is a failure that says what to install.
 """
@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.engine import file_lock
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site-under-test"
 SHOTS = ROOT / "build" / "screenshots"
@@ -26,13 +28,20 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 @pytest.fixture(scope="session")
-def site(worker_id) -> Path:
-    out = SITE / worker_id  # one build per xdist worker: two builds never share a folder
-    if out.exists():
-        shutil.rmtree(out)
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", ".", "docs", str(out)],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, f"the guide does not build:\n{proc.stderr[-4000:]}"
+def site(request) -> Path:
+    """The guide built once per run, whichever xdist worker asks first; the other waits for it under a lock and
+    reads the same folder (no test writes into it). A build that failed is not tried again in the run."""
+    run = request.config.zr_run_id
+    out = SITE / run[:12]
+    with file_lock(f"site-under-test-{run}"):
+        done, failed = out / ".zr-built", SITE / f"{run[:12]}.failed"
+        if not done.exists() and not failed.exists():
+            for old in SITE.glob("*"):  # earlier runs' builds and notes
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+            proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", ".", "docs", str(out)],
+                                  cwd=ROOT, capture_output=True, text=True)
+            (done if proc.returncode == 0 else failed).write_text(proc.stderr[-4000:])
+    assert done.exists(), f"the guide does not build:\n{failed.read_text()}"
     return out
 
 

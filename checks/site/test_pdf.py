@@ -18,6 +18,7 @@ PDF_PAGES = BUILD / "pdf-pages"  # PNGs of a few PDF pages, for a person to look
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+pytestmark = pytest.mark.xdist_group("pdf")  # the PDF (a module fixture, 35 s) is made once, on one worker
 
 
 @pytest.fixture(scope="module")

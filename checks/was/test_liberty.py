@@ -37,6 +37,8 @@ FILES = ("was/liberty/server.xml", "was/liberty/jvm.options", "was/liberty/liber
 IN_TOKEN = "crypto/verify/check-key-in-token.sh"
 SIGNS = "crypto/verify/check-token-signs.sh"
 TARGET = f"localhost:{liberty.PORT}"
+# The read-only tests share one started server (``serving``, a module fixture): one worker starts it once.
+pytestmark = pytest.mark.xdist_group("liberty")
 
 
 def shown(text: str) -> str:
@@ -46,8 +48,8 @@ def shown(text: str) -> str:
 
 @pytest.mark.snippet(START, *FILES, checker="open-liberty")
 @pytest.mark.snippet("was/liberty/start-server.out", checker="output-regenerated")
-def test_liberty_starts_and_serves_tls_with_the_key_in_the_token(running):
-    host, ca, result = running
+def test_liberty_starts_and_serves_tls_with_the_key_in_the_token(serving):
+    host, ca, result = serving
     assert "CWWKO0219I: TCP Channel defaultHttpEndpoint-ssl has been started" in result.stdout
     curl = host.run(f"curl -sS -v -o /dev/null --cacert {ca} https://{TARGET}/")
     assert curl.rc == 0, output(curl)
@@ -57,8 +59,8 @@ def test_liberty_starts_and_serves_tls_with_the_key_in_the_token(running):
 
 @pytest.mark.snippet(IN_TOKEN, SIGNS, checker="open-liberty")
 @pytest.mark.snippet(*FILES, checker="open-liberty")
-def test_liberty_key_is_in_the_token_and_every_handshake_signs_there(running):
-    host, ca, _result = running
+def test_liberty_key_is_in_the_token_and_every_handshake_signs_there(serving):
+    host, ca, _result = serving
     in_token = host.run(f"runuser -u wasadmin -- env TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} "
                         f"bash {snippet_path(IN_TOKEN)} {TARGET}")
     assert in_token.rc == 0, output(in_token)
@@ -70,8 +72,8 @@ def test_liberty_key_is_in_the_token_and_every_handshake_signs_there(running):
 
 
 @pytest.mark.snippet("was/liberty/server.xml", "was/liberty/jvm.options", checker="open-liberty")
-def test_liberty_passes_mozillas_intermediate_profile(running, tmp_path):
-    host, ca, _result = running
+def test_liberty_passes_mozillas_intermediate_profile(serving, tmp_path):
+    host, ca, _result = serving
     exe = Path(sys.executable).with_name("sslyze")
     if not exe.exists() or not shutil.which("nsenter"):
         pytest.fail("sslyze (pip) and nsenter (util-linux) are needed on this machine", pytrace=False)
@@ -87,10 +89,10 @@ def test_liberty_passes_mozillas_intermediate_profile(running, tmp_path):
 
 
 @pytest.mark.snippet("was/liberty/server.xml", checker="open-liberty")
-def test_liberty_refuses_chacha20_and_keeps_the_bulk_cipher_on_aes_gcm(running):
+def test_liberty_refuses_chacha20_and_keeps_the_bulk_cipher_on_aes_gcm(serving):
     """IBM Z runs ChaCha20 in software (no CPACF function): a client that offers only ChaCha20-Poly1305 is refused,
     in TLS 1.3 and 1.2, and one that offers AES-GCM gets it. An earlier server.xml enabled both ChaCha20 suites."""
-    host, ca, _result = running
+    host, ca, _result = serving
 
     def handshake(*args: str):
         return host.run(f"openssl s_client -connect {TARGET} -CAfile {ca} {' '.join(args)} </dev/null")
