@@ -231,7 +231,40 @@ class ResultsRecorder:
         ledger.save(data, self.path)
 
 
+class Timeline:
+    """Where a run's time went: one line per test (the worker, when its setup began and its teardown ended, in
+    seconds from the first test), written next to the results as check-timeline.tsv; then each worker's busy time
+    against the run's span. For finding what to make faster, not a result: nothing reads it back."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.rows: dict[str, list] = {}
+
+    def pytest_runtest_logreport(self, report):
+        node = getattr(report, "node", None)
+        worker = node.gateway.id if node is not None else "main"
+        row = self.rows.setdefault(report.nodeid, [worker, report.start, report.stop])
+        row[1], row[2] = min(row[1], report.start), max(row[2], report.stop)
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if not self.rows:
+            return
+        t0 = min(r[1] for r in self.rows.values())
+        span = max(r[2] for r in self.rows.values()) - t0
+        busy: dict[str, float] = {}
+        lines = ["worker\tstart_s\tseconds\ttest"]
+        for nodeid, (worker, start, stop) in sorted(self.rows.items(), key=lambda kv: kv[1][1]):
+            busy[worker] = busy.get(worker, 0.0) + stop - start
+            lines.append(f"{worker}\t{start - t0:.1f}\t{stop - start:.2f}\t{nodeid}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("\n".join(lines) + "\n")
+        terminalreporter.write_line(
+            f"timeline: {span:.0f} s from the first test to the last; busy " +
+            ", ".join(f"{w} {s:.0f} s" for w, s in sorted(busy.items())) + f" ({self.path})")
+
+
 def pytest_configure(config):
     path = config.getoption("zr_results")
     if path and not hasattr(config, "workerinput"):
         config.pluginmanager.register(ResultsRecorder(config, Path(path)), "zr-results")
+        config.pluginmanager.register(Timeline(Path(path).with_name("check-timeline.tsv")), "zr-timeline")
