@@ -73,9 +73,10 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, base_url):
-    """A fresh browser context per test; every request that leaves 127.0.0.1 is recorded and refused."""
+def reader_page(browser, base_url):
+    """A new browser context and its page, as a reader meets the guide; every request that leaves 127.0.0.1 is
+    recorded in ``zr_outside`` and refused, every console error and page error recorded in ``zr_errors``. The
+    caller closes ``page.context``."""
     context = browser.new_context(viewport={"width": 1300, "height": 1000})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     pg = context.new_page()
@@ -92,8 +93,21 @@ def page(browser, base_url):
     context.route("**/*", route)
     pg.on("console", lambda m: m.type == "error" and pg.zr_errors.append(m.text))
     pg.on("pageerror", lambda e: pg.zr_errors.append(str(e)))
+    return pg
+
+
+@pytest.fixture(scope="session")
+def open_reader_page(browser, base_url):
+    """reader_page as a fixture, for a fixture of wider scope than ``page`` (test modules do not import conftest)."""
+    return functools.partial(reader_page, browser, base_url)
+
+
+@pytest.fixture
+def page(browser, base_url):
+    """A fresh browser context per test (reader_page)."""
+    pg = reader_page(browser, base_url)
     yield pg
-    context.close()
+    pg.context.close()
 
 
 @pytest.fixture

@@ -20,20 +20,39 @@ def pages(site: Path) -> list[str]:
                   if not p.relative_to(site).parts[0].startswith("_") and p.name not in GENERATED)
 
 
+# The crawl below is a module fixture: one worker visits the pages once for the three tests that read it.
+pytestmark = pytest.mark.xdist_group("reader-crawl")
+
+
+@pytest.fixture(scope="module")
+def crawl(open_reader_page, base_url, site):
+    """Every page (and the search page) visited once in one reader's browser, each until the network is idle: the
+    links in each page's DOM, its download links, and every console error and request that left localhost."""
+    pg = open_reader_page()
+    links, downloads = {}, {}
+    try:
+        for rel in pages(site) + ["search.html"]:
+            pg.goto(f"{base_url}/{rel}", wait_until="networkidle")
+            links[rel] = pg.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))")
+            downloads[rel] = pg.eval_on_selector_all("a.zr-download", "els => els.map(e => e.href)")
+        yield {"links": links, "downloads": downloads, "errors": list(pg.zr_errors), "outside": list(pg.zr_outside)}
+    finally:
+        pg.context.close()
+
+
 def pages_with_tab(site: Path, label: str) -> list[str]:
     return [p for p in pages(site)
             if f'>{label}</button>' in (site / p).read_text(encoding="utf-8")]
 
 
-def test_every_page_is_reachable_from_the_index(page, base_url, site):
+def test_every_page_is_reachable_from_the_index(crawl, base_url, site):
     seen, queue = set(), ["index.html"]
     while queue:
         rel = queue.pop()
         if rel in seen:
             continue
         seen.add(rel)
-        page.goto(f"{base_url}/{rel}")
-        for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))"):
+        for href in crawl["links"][rel]:
             url = urlparse(urljoin(f"{base_url}/{rel}", href))
             target = url.path.lstrip("/")
             if url.netloc == urlparse(base_url).netloc and target.endswith(".html") and target not in GENERATED:
@@ -88,11 +107,10 @@ def test_copy_button_copies_exactly_the_snippet_file(page, base_url, site, rel):
     assert copied + "\n" == on_disk
 
 
-def test_download_link_returns_the_byte_identical_file(page, base_url, site):
+def test_download_link_returns_the_byte_identical_file(crawl, site):
     checked = set()
     for rel in pages(site):
-        page.goto(f"{base_url}/{rel}")
-        for href in page.eval_on_selector_all("a.zr-download", "els => els.map(e => e.href)"):
+        for href in crawl["downloads"][rel]:
             name = href.split("/_snippets/", 1)[1]
             with urllib.request.urlopen(href) as response:  # noqa: S310 - loopback only
                 assert response.read() == (SNIPPETS / name).read_bytes(), name
@@ -123,11 +141,9 @@ def test_badges_are_visible_and_say_what_ran(page, base_url, screenshot):
     screenshot(page, "install-packages")
 
 
-def test_no_page_logs_a_console_error_or_loads_from_the_network(page, base_url, site):
-    for rel in pages(site) + ["search.html"]:
-        page.goto(f"{base_url}/{rel}", wait_until="networkidle")
-    assert not page.zr_errors, page.zr_errors
-    assert not page.zr_outside, f"requests that left localhost: {page.zr_outside}"
+def test_no_page_logs_a_console_error_or_loads_from_the_network(crawl):
+    assert not crawl["errors"], crawl["errors"]
+    assert not crawl["outside"], f"requests that left localhost: {crawl['outside']}"
 
 
 def test_built_site_references_no_remote_script_style_or_font(site):

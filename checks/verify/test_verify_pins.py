@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,14 @@ COUNT = {0: 0, 0x10000: 1, 0x20000: 2, 0x40000: 3}  # failed logins since the la
 pytestmark = [pytest.mark.xdist_group("verify-pins"), pytest.mark.only_hosts("debian13-amd64")]
 
 
+# httpd held to one worker process (the event MPM's threads still serve the handshakes in parallel), so that once
+# in_service has made its login no later handshake, verify's included, starts a worker whose first good login would
+# clear the failed-login count these tests read (docs/how-to/verify-your-fleet.md, "When a token's PIN count ...").
+ONE_PROCESS = " ".join(shlex.quote(line) for line in (
+    "<IfModule mpm_event_module>", "ServerLimit 1", "StartServers 1", "ThreadsPerChild 25", "MaxRequestWorkers 25",
+    "MinSpareThreads 1", "MaxSpareThreads 25", "</IfModule>"))
+
+
 def verify(inventory: Path, out: Path, *extra: str, profile: Path = PROFILE, **pin_vars: str):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_PIN")}
     env.update(pin_vars, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
@@ -57,10 +66,10 @@ def flags(host) -> int:
 
 
 def in_service(host, emulated: bool) -> None:
-    """Handshakes before verify, one after another and at once, so that every httpd worker has made its token login, as
-    on a server in service. Not a warm-up for the server's sake (the token page's check serves a cold start without a
-    failure): a worker's first login with the right PIN resets the token's failed-login count (openCryptoki), so a
-    worker logging in during these checks would erase the very counts they read."""
+    """Handshakes before verify, one after another and at once, so that httpd's one worker process (ONE_PROCESS) has
+    made its token login, as on a server in service. Not a warm-up for the server's sake (the token page's check
+    serves a cold start without a failure): a worker's first login with the right PIN resets the token's failed-login
+    count (openCryptoki), so a worker logging in during these checks would erase the very counts they read."""
     sig = f"-sigalgs {apache.QEMU_SIGALGS}" if emulated else ""
     connect = (f"timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com -CAfile {SITE_CA} "
                f"-brief {sig} </dev/null >/dev/null 2>&1")
@@ -89,9 +98,12 @@ def pin_fleet(request, zr_host_pool, tmp_path_factory):
     hosts = {}
     for i in range(1, size + 1):
         host = zr_host_pool.start(name, state=TOKEN_KEY)
+        host.run_expect([0], f"printf '%s\\n' {ONE_PROCESS} > /etc/apache2/conf-enabled/zz-one-worker-process.conf")
         ca = apache.serve_token(host)
         host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
         in_service(host, emulated)
+        processes = host.check_output("pgrep -c -x apache2")
+        assert processes == "2", f"httpd runs {processes} processes, not its parent and one worker (ONE_PROCESS)"
         hosts[fleet.add(host, f"web{i}", **own)] = host
     names = list(hosts)
     inventory = fleet.inventory({"one": names[:1], "three": names[:3], "webservers": names})
