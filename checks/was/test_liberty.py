@@ -83,7 +83,11 @@ def test_liberty_passes_mozillas_intermediate_profile(serving, tmp_path):
     proc = subprocess.run(["nsenter", f"--net={host.zr_netns}", str(exe), "--mozilla_config=intermediate",
                            f"--certinfo_ca_file={ca_file}", f"--json_out={out}", f"{TARGET}{{127.0.0.1}}"],
                           capture_output=True, text=True, timeout=300)
-    assert f"{TARGET}: OK - Compliant." in proc.stdout, proc.stdout[-3000:]
+    # One make check run (2026-11-26) saw sslyze's client-initiated renegotiation answered with bad_record_mac,
+    # not seen again in 70 scans (quiet, loaded, fresh server): a failure says what the server logged then.
+    assert f"{TARGET}: OK - Compliant." in proc.stdout, (
+        proc.stdout[-3000:] + "\n--- the server's messages.log, last lines ---\n"
+        + host.run(f"tail -n 30 {liberty.LOG}; ls {liberty.OUTPUT_DIR}/{liberty.SERVER}/logs/ffdc 2>&1").stdout)
     scan = json.loads(out.read_text())
     assert scan["server_scan_results"][0]["scan_status"] == "COMPLETED"
 
