@@ -5,6 +5,8 @@ Their good path runs in every Apache check (checks/hosts/apache.py starts httpd 
 IHS chapter's walkthrough on a clean host (checks/walkthrough/).
 """
 
+from pathlib import Path
+
 import pytest
 
 from checks.hosts.apache import OPENSSL_PKCS11_CONF, put, serve_files
@@ -18,6 +20,26 @@ TEST_CA = "ihs/apache/test-ca.sh"
 KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
 INSTALL_PROVIDER = "ihs/apache/install-pkcs11-provider-debian.sh"
 SITE = "/etc/apache2/sites-available/tls.conf"
+BAD = Path(__file__).resolve().parent / "bad"
+# An old httpd that stops the way httpd does: on SIGTERM it removes its PID file first and closes its listening
+# sockets only as its parent process ends (here 3 s later; under load a real httpd's gap was enough, once).
+SLOW_TO_END = r"""
+import os, signal, socket, time
+held = []
+for port in (80, 443):
+    s = socket.socket(socket.AF_INET6)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("::", port))
+    s.listen()
+    held.append(s)
+def stop(*_):
+    os.unlink("/run/apache2/apache2.pid")
+    time.sleep(3)
+    os._exit(0)
+signal.signal(signal.SIGTERM, stop)
+open("/run/apache2/apache2.pid", "w").write(f"{os.getpid()}\n")
+signal.pause()
+"""
 
 
 @pytest.mark.snippet(SITE_STEP, checker="testinfra")
@@ -51,6 +73,36 @@ def test_the_site_step_restarts_a_running_httpd_without_an_error_message(fresh_h
         assert "No such file or directory" not in again.stdout + again.stderr, output(again)
         assert again.stdout.strip().endswith(f"httpd serves {SITE}"), output(again)
     assert fresh_host.file("/run/apache2/apache2.pid").content_string.strip() != before  # a new httpd
+
+
+def _slow_to_end_httpd(host) -> str:
+    """httpd stopped, and SLOW_TO_END holding its ports and its PID file in its place; returns that PID."""
+    host.run_expect([0], "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || "
+                         "pgrep -f 'slow-to-end[.]py' >/dev/null || exit 0; sleep 0.1; done; exit 1")
+    put(host, "/tmp/slow-to-end.py", SLOW_TO_END)
+    host.run_expect([0], "setsid python3 /tmp/slow-to-end.py </dev/null >/tmp/slow-to-end.log 2>&1 & "
+                         "for i in $(seq 100); do test -s /run/apache2/apache2.pid && exit 0; sleep 0.1; done; "
+                         "cat /tmp/slow-to-end.log; exit 1")
+    return host.file("/run/apache2/apache2.pid").content_string.strip()
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SITE_STEP, checker="testinfra")
+def test_the_site_step_starts_httpd_only_once_the_old_one_has_ended(fresh_host):
+    """The old httpd removes its PID file before it frees its ports: the step waits for the process itself, so the
+    start after it does not fail with "Address already in use". Negative: the step as it was waited for the file."""
+    serve_files(fresh_host, "ihs/apache/apache-tls-openssl.conf")
+    _slow_to_end_httpd(fresh_host)
+    put(fresh_host, "/tmp/old-site-step.sh", (BAD / "enable-tls-site-debian-waits-for-the-pid-file.sh").read_text())
+    old = fresh_host.run("bash /tmp/old-site-step.sh")
+    assert old.rc == 1, output(old)
+    assert "Address already in use" in old.stderr, output(old)
+    stand_in = _slow_to_end_httpd(fresh_host)
+    again = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+    assert again.rc == 0, output(again)
+    assert again.stdout.strip().endswith(f"httpd serves {SITE}"), output(again)
+    assert fresh_host.file("/run/apache2/apache2.pid").content_string.strip() != stand_in
+    fresh_host.run_expect([0], "pgrep -x apache2")
 
 
 @pytest.mark.snippet(TEST_CA, checker="testinfra")

@@ -32,16 +32,26 @@ a2ensite -q tls
 apache2ctl -t
 # Without systemd (a container) apache2ctl starts httpd itself; with systemd it asks systemctl.
 pidfile=/run/apache2/apache2.pid
+# alive PID: that process has not ended (kill -0 also reaches a zombie, which holds no port any more).
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 # httpd removes its PID file as it stops, so read it once and quietly: a file gone between a test and a read is
 # "not running", not an error message.
 running() {
   local pid
   pid=$(cat "$pidfile" 2>/dev/null) || return 1
-  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null
+  [[ -n $pid ]] && alive "$pid"
 }
-if running; then
+old=$(cat "$pidfile" 2>/dev/null || true)
+if [[ -n $old ]] && alive "$old"; then
   apache2ctl stop
-  for _ in $(seq 50); do running || break; sleep 0.2; done
+  # Wait for the old httpd itself, not its PID file: httpd removes the file before its parent process ends and
+  # closes its listening sockets, and a start in that moment fails with "Address already in use".
+  for _ in $(seq 150); do alive "$old" || break; sleep 0.2; done
+  if alive "$old"; then
+    echo "httpd (process $old) did not stop within 30 s, so it was not started again; the end of its error log:" >&2
+    tail -n 5 /var/log/apache2/error.log >&2
+    exit 1
+  fi
 fi
 apache2ctl start
 for _ in $(seq 50); do running && break; sleep 0.2; done
