@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check check-static declarations lint serve where bundle verify doctor bench $(addprefix bench-,$(BENCHES)) clean
+.PHONY: help html pdf check lock check-static declarations lint serve where bundle verify doctor bench $(addprefix bench-,$(BENCHES)) clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -35,9 +35,14 @@ lint: ## ruff on the project's Python
 	$(call setup,html)
 	$(TOX) -q -e lint
 
-check: ## run every check: ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
+check: ## run every check: the lock probe, ruff, shellcheck, invariants, container hosts (narrow with CHECKS, ZR_HOSTS, SNIPPET)
 	$(call setup,check)
+	$(PYTHON) -m checks.hosts.lock probe
 	$(TOX) -q -e check $(CHECK_POSARGS)
+
+lock: ## re-record the hosts' package locks (checks/hosts/locks/) from what the Debian mirror serves; prints the diff to review
+	$(call setup,hosts)
+	$(PYTHON) -m checks.hosts.lock record
 
 where: ## everything about one snippet (SNIPPET=crypto/token/init-token.sh) or what one test checks (TEST=checks/...py[::name])
 	@test -n "$(SNIPPET)$(TEST)" || { echo "make where: give SNIPPET=<path under snippets/> or TEST=<checks/...py[::test]>" >&2; exit 2; }

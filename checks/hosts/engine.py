@@ -51,6 +51,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from checks.hosts import lock as lk
 from checks.hosts import mirror as mir
 from zrunbook import ROOT, SNIPPETS  # noqa: F401  (SNIPPETS: engine.SNIPPETS for the pool and the tests)
 
@@ -71,16 +72,11 @@ def host_packages(arch: str) -> list[str]:
 SNIPPETS_IN_CONTAINER = "/snippets"
 
 SUITE = "trixie"
-# Bump when the way the base image is made changes (it is part of the base tag's hash).
-BASE_RECIPE = {"suite": SUITE, "variant": "minbase", "recipe": 1}
-# The suites the Containerfile reads for each architecture (s390x: sid for openssl-ibmca 2.x).
-IMAGE_SUITES = {"amd64": (SUITE,), "s390x": (SUITE, "sid")}
-# Image label saying whether every Debian index the image was built from verified against its signed
-# Release ("verified") or not ("unverified: <which index, sizes, hashes>"); see checks/hosts/mirror.py.
+# Bump when the way the base image is made changes (it is part of the base tag's hash, with the base's lock).
+BASE_RECIPE = {"suite": SUITE, "variant": "minbase", "recipe": 2, "from": "lock"}
+# Image label saying whether every package the image was built from has its hash from a signed Debian index
+# ("verified") or not ("unverified: <which packages, why>"); read from the lock (checks/hosts/lock.py).
 INDEX_LABEL = "zrunbook.index"
-# Containerfile ARGs left out of the tag's hash: set only for a build through the index fallback (the
-# image is the same recipe; its INDEX_LABEL records the difference).
-UNHASHED_BUILD_ARGS = ("ZR_INDEX_UNVERIFIED",)
 PREREQS_SCRIPT = ".ci/hosts-prereqs.sh"
 BINFMT_MISC = Path("/proc/sys/fs/binfmt_misc")
 # Clients tried in order when ZR_ENGINE is unset: the engine's own docker client first (a `docker`
@@ -399,10 +395,13 @@ class Engine:
     # --- images ---
 
     def base_tag(self, spec: HostSpec) -> str:
-        return f"{image_prefix()}/base-debian13-{spec.arch}:{_hash(BASE_RECIPE, spec.arch)}"
+        digest = lk.read(spec.name).digest("base")
+        return f"{image_prefix()}/base-debian13-{spec.arch}:{_hash(BASE_RECIPE, spec.arch, digest)}"
 
     def build_args(self, spec: HostSpec, containerfile: Path | None = None) -> dict[str, str]:
-        args = {"BASE": self.base_tag(spec), "ARCH": spec.arch, "MIRROR": debian_mirror()}
+        """The Containerfile's ARGs, all in the tag's hash: the base, the architecture and the lock's digest
+        (the build's http_proxy, a LockRepo on a port of the moment, is not an ARG of the file)."""
+        args = {"BASE": self.base_tag(spec), "ARCH": spec.arch, "LOCK": lk.read(spec.name).digest()}
         if containerfile == WALKTHROUGH_CONTAINERFILE:
             args["PACKAGES"] = " ".join(host_packages(spec.arch))
         return args
@@ -413,6 +412,7 @@ class Engine:
         return f"{image_prefix()}/{name}:{_hash(containerfile.read_bytes(), self.build_args(spec, containerfile))}"
 
     def ensure_base(self, spec: HostSpec) -> str:
+        """The base image: debootstrap's minbase from exactly the base layer of the host's lock."""
         tag = self.base_tag(spec)
         if self.image_exists(tag):
             return tag
@@ -420,43 +420,32 @@ class Engine:
             if self.image_exists(tag):
                 return tag
             t0 = time.monotonic()
-            pulled = self.run("pull", "--platform", f"linux/{spec.arch}", f"debian:{SUITE}", check=False, timeout=300)
-            if pulled.returncode == 0:
-                self.run("tag", f"debian:{SUITE}", tag)
-                _log(f"base {tag} from debian:{SUITE} in {time.monotonic() - t0:.0f} s")
-            else:
-                self._debootstrap_base(spec, tag)
-                _log(f"base {tag} from debootstrap in {time.monotonic() - t0:.0f} s")
+            self._debootstrap_base(spec, tag)
+            _log(f"base {tag} from the lock with debootstrap in {time.monotonic() - t0:.0f} s")
         return tag
 
     def _debootstrap_base(self, spec: HostSpec, tag: str) -> None:
         if shutil.which("debootstrap") is None:
             raise PrerequisiteError(
-                f"The base image {tag} must be built, debian:{SUITE} cannot be pulled and debootstrap "
-                f"is missing: apt-get install debootstrap (or run {PREREQS_SCRIPT} as root)."
+                f"The base image {tag} must be built and debootstrap is missing: apt-get install debootstrap "
+                f"(or run {PREREQS_SCRIPT} as root)."
             )
         if os.geteuid() != 0:
             raise PrerequisiteError(
                 f"The base image {tag} must be built with debootstrap, which needs root: run the checks "
                 f"once as root (or build it with `sudo python -m checks.hosts.engine build {spec.name}`)."
             )
-        mirror = debian_mirror()
-        checks = index_plan(spec, (SUITE,))
-        unverified = unverified_detail(checks)
+        lock = lk.read(spec.name)
         rootfs = Path(tempfile.mkdtemp(prefix=f"rootfs-{spec.arch}-", dir=workdir()))
         try:
-            cmd = ["debootstrap", "--variant=minbase", f"--arch={spec.arch}", SUITE, str(rootfs), mirror]
-            if os.environ.get(mir.KEYRING_ENV):
-                cmd.insert(1, f"--keyring={mir.debian_keyring()}")
-            with contextlib.ExitStack() as stack:
-                env = dict(os.environ)
-                if unverified:
-                    # The proxy verifies the InRelease itself and rewrites only the mismatched index's
-                    # hashes, so debootstrap must not check the (then unsigned) Release: --no-check-gpg.
-                    proxy = stack.enter_context(mir.IndexProxy(spec.arch, allow=True, checks=checks))
-                    cmd.insert(1, "--no-check-gpg")
-                    env["http_proxy"] = proxy.url
-                _log(f"building base {tag}: {' '.join(cmd)}")
+            # --no-check-gpg: the Release is the LockRepo's own; every .deb was checked against the lock
+            # when it was fetched, and debootstrap checks each against the generated index (the lock's hashes).
+            cmd = ["debootstrap", "--no-check-gpg", "--variant=minbase", f"--arch={spec.arch}", SUITE, str(rootfs),
+                   lk.BUILD_MIRROR]
+            with lk.build_repo(lock, "base") as repo:
+                env = dict(os.environ, http_proxy=repo.url)
+                _log(f"building base {tag} from {lock.path.name}'s {len(lock.layer('base'))} base packages: "
+                     f"{' '.join(cmd)}")
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
             if proc.returncode != 0:
                 log = rootfs / "debootstrap" / "debootstrap.log"
@@ -464,13 +453,20 @@ class Engine:
                 detail = write_log(tag, f"{' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}\n{tail}")
                 last = _last_error_line(proc.stdout + "\n" + proc.stderr + "\n" + tail)
                 raise BuildError(f"debootstrap of {spec.name}'s base failed: {last} (log: {detail})")
+            installed = subprocess.run(["chroot", str(rootfs), "dpkg-query", "-W", "-f", "${Package} ${Version}\n"],
+                                       capture_output=True, text=True).stdout.split("\n")
+            expected = {f"{e.package} {e.version}" for e in lock.layer("base")}
+            got = {ln for ln in installed if ln}
+            if got and got != expected:
+                raise BuildError(f"{spec.name}'s base is not its lock's base layer: extra "
+                                 f"{sorted(got - expected)[:5]}, missing {sorted(expected - got)[:5]}.")
             for leftover in (rootfs / "var/cache/apt/archives").glob("*.deb"):
                 leftover.unlink()
             tar = subprocess.Popen(["tar", "-C", str(rootfs), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-            label = f"unverified: {unverified}" if unverified else "verified"
             imp = subprocess.run(
                 [self.cli, "import", "--change", 'CMD ["/bin/bash"]',
-                 "--change", f"LABEL {INDEX_LABEL}={json.dumps(label)}", "-", tag],
+                 "--change", f"LABEL {INDEX_LABEL}={json.dumps(lock.provenance())}",
+                 "--change", f"LABEL {lk.LOCK_LABEL}={lock.digest('base')}", "-", tag],
                 stdin=tar.stdout,
                 capture_output=True,
                 text=True,
@@ -484,38 +480,32 @@ class Engine:
 
     def ensure_image(self, spec: HostSpec, containerfile: Path | None = None) -> str:
         """The host image's tag, building the base and the image if their tags do not exist yet
-        (``containerfile=WALKTHROUGH_CONTAINERFILE``: the clean walkthrough host with its offline repository)."""
+        (``containerfile=WALKTHROUGH_CONTAINERFILE``: the clean walkthrough host with its offline repository).
+        Both are built from the host's lock (checks/hosts/lock.py) through a LockRepo: no file the lock
+        does not name reaches the image."""
         check_binfmt(spec)
         containerfile = containerfile or CONTAINERFILE
         tag = lease(self.image_tag(spec, containerfile))
         if self.image_exists(tag):
             return tag
-        base = self.ensure_base(spec)
+        self.ensure_base(spec)
         with file_lock(tag):
             if self.image_exists(tag):
                 return tag
-            checks = index_plan(spec, IMAGE_SUITES[spec.arch])
-            unverified = unverified_detail(checks)
-            base_index = self.index_provenance(base)
-            details = [d for d in (base_index.removeprefix("unverified: ") if base_index != "verified" else "",
-                                   unverified) if d]
-            details = list(dict.fromkeys(details))  # the base and the image read the same trixie index
+            lock = lk.read(spec.name)
             t0 = time.monotonic()
-            _log(f"building {tag} (a few minutes; later runs reuse it)")
+            _log(f"building {tag} from {lock.path.name} (a few minutes; later runs reuse it)")
             args = ["build", "--force-rm", "--network", "host", "-t", tag, "-f", str(containerfile)]
             args += ["--label", f"zrunbook.inputs={tag.rsplit(':', 1)[1]}"]
-            args += ["--label", f"{INDEX_LABEL}=" + ("unverified: " + "; ".join(details) if details else "verified")]
+            args += ["--label", f"{INDEX_LABEL}={lock.provenance()}", "--label", f"{lk.LOCK_LABEL}={lock.digest()}"]
             for key, value in self.build_args(spec, containerfile).items():
                 args += ["--build-arg", f"{key}={value}"]
             dangling = self._dangling()
             try:
                 with contextlib.ExitStack() as stack:
-                    if unverified:
-                        # Not in the tag's hash: the image is the same recipe; its label records the loss.
-                        proxy = stack.enter_context(mir.IndexProxy(spec.arch, allow=True, checks=checks))
-                        suites = sorted({c.suite for c in checks.values() if c.mismatches})
-                        args += ["--build-arg", f"http_proxy={proxy.url}",
-                                 "--build-arg", f"{UNHASHED_BUILD_ARGS[0]}={' '.join(suites)}"]
+                    repo = stack.enter_context(lk.build_repo(lock, "image"))
+                    # http_proxy is one of the engine's predefined build arguments: not in the image, not hashed.
+                    args += ["--build-arg", f"http_proxy={repo.url}"]
                     context = stack.enter_context(tempfile.TemporaryDirectory(prefix="context-", dir=workdir()))
                     proc = self.run(*args, context, check=False, timeout=3600)
             finally:

@@ -157,3 +157,48 @@ def apt_root(base: Path, mirror_url: str, arch: str, *, keyring: Path, trusted: 
     (base / "apt.conf").write_text("\n".join(conf) + "\n")
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
     return dict(env, APT_CONFIG=str(base / "apt.conf"), LC_ALL="C")
+
+
+def make_package(root: Path, archive: str, name: str, version: str, arch: str, pool: str = "pool/main") -> Path:
+    """A real .deb of name/version for arch under root/archive/pool (a payload that differs per version)."""
+    pkg = root / f"build-{archive}-{name}-{version}-{arch}"
+    (pkg / "DEBIAN").mkdir(parents=True)
+    (pkg / "DEBIAN" / "control").write_text(
+        f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\nMaintainer: zrunbook <t@zrunbook.invalid>\n"
+        "Priority: optional\nDescription: lock test package\n")
+    (pkg / f"usr/share/{name}").mkdir(parents=True)
+    (pkg / f"usr/share/{name}/payload").write_text(f"{name} {version} {arch}\n")
+    deb = root / archive / pool / name[0] / name / f"{name}_{version}_{arch}.deb"
+    deb.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(pkg), str(deb)],
+                   check=True, capture_output=True)
+    return deb
+
+
+def build_suite(root: Path, key_home: Path, archive: str, suite: str, arch: str,
+                packages: list[tuple[str, str, bool]], pool: str = "pool/main") -> None:
+    """A signed suite (InRelease by key_home's key) of archive whose index names packages (name, version,
+    served): an unserved package's .deb is made, indexed, then removed, as on a pool that lags its index."""
+    stanzas = []
+    for name, version, is_served in packages:
+        deb = make_package(root, archive, name, version, arch, pool)
+        data = deb.read_bytes()
+        stanzas.append(f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\nPriority: optional\n"
+                       f"Maintainer: zrunbook <t@zrunbook.invalid>\nFilename: {deb.relative_to(root / archive)}\n"
+                       f"Size: {len(data)}\nSHA256: {hashlib.sha256(data).hexdigest()}\n"
+                       "Description: lock test package\n")
+        if not is_served:
+            deb.unlink()
+    index = "\n".join(stanzas).encode()
+    dists = root / archive / "dists" / suite
+    folder = dists / "main" / f"binary-{arch}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "Packages.xz").write_bytes(lzma.compress(index))
+    files = {f"main/binary-{arch}/Packages": index,
+             f"main/binary-{arch}/Packages.xz": (folder / "Packages.xz").read_bytes()}
+    lines = [f"Origin: zrunbook\nSuite: {suite}\nCodename: {suite}\nDate: Sat, 21 Nov 2026 09:15:44 UTC",
+             f"No-Support-for-Architecture-all: Packages\nArchitectures: {arch}\nComponents: main", "SHA256:"]
+    lines += [f" {hashlib.sha256(d).hexdigest()} {len(d):>10} {p}" for p, d in sorted(files.items())]
+    (dists / "Release").write_text("\n".join(lines) + "\n")
+    _gpg(key_home, "--yes", "--clearsign", "--output", str(dists / "InRelease"), str(dists / "Release"))
+    subprocess.run(["gpgconf", "--homedir", str(key_home), "--kill", "all"], capture_output=True)

@@ -264,7 +264,47 @@ def rewrite_release(release: bytes, mismatches: list[Mismatch]) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
-class IndexProxy:
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 (a port of the moment) for one build, as a context manager.
+
+    Subclasses answer in ``_handle(req, body)``; HEAD is answered like GET without the body."""
+
+    def __init__(self):
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet: the build log is the client's
+                pass
+
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                server._handle(self, body=True)
+
+            def do_HEAD(self):  # noqa: N802
+                server._handle(self, body=False)
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handle(self, req: http.server.BaseHTTPRequestHandler, body: bool) -> None:
+        raise NotImplementedError
+
+
+class IndexProxy(LocalServer):
     """A forward HTTP proxy on 127.0.0.1 for one build: verified Release files, one narrow fallback.
 
     ``checks`` maps (mirror, suite) to the :class:`SuiteCheck` made before the build; a suite asked for
@@ -285,32 +325,7 @@ class IndexProxy:
         self.served_fallback: list[Mismatch] = []
         self.refused: list[str] = []
         self._lock = threading.Lock()
-        proxy = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet: the build log is the client's
-                pass
-
-            def do_GET(self):  # noqa: N802 (http.server's name)
-                proxy._handle(self)
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/"
-
-    def __enter__(self) -> IndexProxy:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def check(self, mirror: str, suite: str) -> SuiteCheck:
         with self._lock:
@@ -319,7 +334,7 @@ class IndexProxy:
                 self.checks[key] = check_suite(mirror, suite, self.arch, self.keyring)
             return self.checks[key]
 
-    def _handle(self, req: http.server.BaseHTTPRequestHandler) -> None:
+    def _handle(self, req: http.server.BaseHTTPRequestHandler, body: bool = True) -> None:
         url = req.path
         if not url.startswith("http://"):
             return self._reply(req, 400, b"zrunbook index proxy: only absolute http:// URLs (a forward proxy)\n")

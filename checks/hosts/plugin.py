@@ -236,7 +236,7 @@ def _unavailable(key: str, sentence: str) -> HostUnavailable:
 
 
 # Errors whose message is already a sentence for a person; others get their type name in front.
-_WORDED = (eng.PrerequisiteError, eng.BuildError, eng.mir.MirrorError, HostUnavailable)
+_WORDED = (eng.PrerequisiteError, eng.BuildError, eng.mir.MirrorError, eng.lk.LockError, HostUnavailable)
 
 
 def _sentence(exc: Exception) -> str:
