@@ -5,12 +5,13 @@ Everything here is lazy: importing this module runs nothing. The pytest plugin
 images or sweeps leftovers by hand (``build [HOST...]``, ``sweep``, ``tags``, ``remove-prefix PREFIX``).
 
 Images
-    ``<prefix>/base-debian13-<arch>:<hash>``: a Debian 13 root file system. ``debian:trixie`` when the
-    engine can pull it, otherwise ``debootstrap --variant=minbase`` from the machine's Debian mirror and
-    ``import`` (the usual case: no registry is reachable). The hash covers the recipe, not the mirror.
+    Both come from the host's package lock (``checks/hosts/lock.py``, ``checks/hosts/locks/<host>.tsv``), served
+    to the build by a LockRepo on 127.0.0.1; no build reads today's index.
+    ``<prefix>/base-debian13-<arch>:<hash>``: a Debian 13 root file system, ``debootstrap --variant=minbase``
+    of the lock's base layer, then ``import``. The hash covers the recipe and the base layer's digest.
     ``<prefix>/<host>:<hash>``: ``checks/hosts/Containerfile`` built on that base. The hash covers the
-    Containerfile and every build argument (base tag, architecture, mirror). An image whose tag exists
-    is never rebuilt. ``<prefix>`` is ``zrunbook`` unless ``ZR_IMAGE_PREFIX`` says otherwise (the
+    Containerfile and every build argument (base tag, architecture, the lock's digest). An image whose tag
+    exists is never rebuilt. ``<prefix>`` is ``zrunbook`` unless ``ZR_IMAGE_PREFIX`` says otherwise (the
     benchmark uses its own prefix for cold builds, so it never deletes the real cache).
 
 Containers
@@ -287,8 +288,9 @@ def owner_alive(label: str) -> bool:
 
 
 def index_plan(spec: HostSpec, suites: tuple[str, ...]) -> dict[tuple[str, str], mir.SuiteCheck]:
-    """Check the mirror's indices a build of spec reads; raise MirrorError when one fails and the
-    fallback is refused (or impossible). Prints the loss of verification once, when there is one."""
+    """Check the mirror's indices of spec's architecture; raise MirrorError when one fails and the fallback is
+    refused (or impossible). Prints the loss of verification once, when there is one. (Builds read the lock,
+    not the mirror's indices; ``make lock`` reads them with ``mir.check_suite`` and the same rule.)"""
     mirror = debian_mirror()
     checks = {(mirror, suite): mir.check_suite(mirror, suite, spec.arch) for suite in suites}
     mismatches = [m for c in checks.values() for m in c.mismatches]

@@ -24,7 +24,7 @@ The design (and why)
        What is lost is exactly one link: the mismatched index is not covered by Debian's signature.
     4. That loss is never silent: the build prints it once, the images carry it as a label
        (``zrunbook.index``), the host plugin prints it once per run and writes it into ``results.json``,
-       and the badges of that host say "index unverified".
+       and the badges of that host say "packages unverified".
 
 Alternatives rejected: waiting for the mirror (it did not heal in a day); a ``sid`` base for s390x (a
 different suite from the amd64 host, so the two hosts would no longer test the same packages); skipping

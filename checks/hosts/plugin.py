@@ -393,8 +393,8 @@ class IndexNotice:
         for name, index in sorted(self.seen.items()):
             if index != "verified":
                 terminalreporter.write_line(
-                    f"WARNING: host {name} was built from a Debian index that did not match the signed Release "
-                    f"({index.removeprefix('unverified: ')}); its results are marked 'index unverified'.",
+                    f"WARNING: host {name} was built from a package lock not every entry of which Debian's signature "
+                    f"covers ({index.removeprefix('unverified: ')}); its results are marked 'packages unverified'.",
                     yellow=True, bold=True)
 
 

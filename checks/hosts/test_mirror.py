@@ -239,4 +239,4 @@ def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badg
     badges = _load_badges_extension()
     app = SimpleNamespace(env=SimpleNamespace(zr_ledger=ledger.view(results, checks), zr_digests={rel: digest}))
     texts = [badges.badge_text(e) for e in badges.badge_entries(app, rel)]
-    assert texts == ["testinfra · debian13-amd64 · passed", "testinfra · debian13-s390x · passed · index unverified"]
+    assert texts == ["testinfra · debian13-amd64 · passed", "testinfra · debian13-s390x · passed · packages unverified"]

@@ -34,7 +34,7 @@ def badge_entries(app: Sphinx, rel: str) -> list[dict]:
 
 def badge_text(entry: dict) -> str:
     text = f"{entry['checker']} · {entry['host']} · {entry['outcome']}"
-    return text + " · index unverified" if entry.get("index_unverified") else text
+    return text + " · packages unverified" if entry.get("index_unverified") else text
 
 
 def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.paragraph:
