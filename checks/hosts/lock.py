@@ -683,7 +683,8 @@ def diff(old: Lock | None, new: Lock) -> list[str]:
         elif a.version != b.version:
             lines.append(f"{new.host}: {b.package} {a.version} -> {b.version} ({b.evidence})")
         else:
-            lines.append(f"{new.host}: {b.package} {b.version}: {a.evidence} {a.path} -> {b.evidence} {b.path}")
+            changed = [f"{c} {getattr(a, c)} -> {getattr(b, c)}" for c in COLUMNS if getattr(a, c) != getattr(b, c)]
+            lines.append(f"{new.host}: {b.package} {b.version}: " + "; ".join(changed))
     return lines
 
 
