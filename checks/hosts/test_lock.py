@@ -261,3 +261,12 @@ def test_both_hosts_run_the_same_token_stack():
     for package in ("opencryptoki", "libopencryptoki0", "pkcs11-provider", "openssl", "libssl3t64", "opensc"):
         versions = _versions(package)
         assert len(set(versions.values())) == 1, f"{package}: {versions}"
+
+
+def test_make_check_runs_the_probe_before_pytest():
+    """CI runs make check: the probe must come first, so a cold path that broke stops every run, warm or not."""
+    steps = subprocess.run(["make", "-n", "check"], cwd=eng.REPO, capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin", "ZR_HOSTS": ""}).stdout.splitlines()
+    probe = next(i for i, s in enumerate(steps) if "-m checks.hosts.lock probe" in s)
+    tox = next(i for i, s in enumerate(steps) if " -e check" in s)
+    assert probe < tox
