@@ -1,5 +1,11 @@
 """Debian mirror indices: verify them against the signed Release, and a narrow fallback when one does not.
 
+Since the package locks (``checks/hosts/lock.py``) no build reads the mirror's indices: ``make lock`` reads
+them with :func:`check_suite` and records an index that does not match as the evidence ``unverified-index``
+(``ZR_INDEX_FALLBACK=refuse`` refuses it). The history and design below are how builds used the indices
+before the locks; :class:`IndexProxy` and ``engine.index_plan`` are kept with their tests
+(``checks/hosts/test_mirror.py``) and are no longer on the build path.
+
 Why this exists
     Seen on this project's machines for more than a day: the mirror's
     ``dists/trixie/main/binary-s390x/Packages.xz`` (and ``.gz``) decompress to 53,939,893 bytes while the
