@@ -105,6 +105,44 @@ def test_the_site_step_starts_httpd_only_once_the_old_one_has_ended(fresh_host):
     fresh_host.run_expect([0], "pgrep -x apache2")
 
 
+# An httpd stuck in its exit, as one CI run saw once (the log's last line AH00491, the process alive 30 s later):
+# on SIGTERM it logs the end of its shutdown, removes its PID file and does not end.
+STUCK_IN_EXIT = r"""
+import os, signal, time
+def stop(*_):
+    with open("/var/log/apache2/error.log", "a") as log:
+        log.write("[mpm_event:notice] [pid %d] AH00491: caught SIGTERM, shutting down\n" % os.getpid())
+    os.unlink("/run/apache2/apache2.pid")
+    time.sleep(600)
+signal.signal(signal.SIGTERM, stop)
+open("/run/apache2/apache2.pid", "w").write(f"{os.getpid()}\n")
+signal.pause()
+"""
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(SITE_STEP, checker="testinfra")
+def test_the_site_step_names_an_httpd_stuck_in_its_exit_and_how_to_end_it(fresh_host):
+    """The step's advice for an httpd that finished its shutdown but did not end, tested from that state: it starts
+    no second httpd, says so, and 'kill -KILL' followed by the step again serves the site."""
+    serve_files(fresh_host, "ihs/apache/apache-tls-openssl.conf")
+    fresh_host.run_expect([0], "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || exit 0; "
+                               "sleep 0.1; done; exit 1")
+    put(fresh_host, "/tmp/stuck-in-exit.py", STUCK_IN_EXIT)
+    fresh_host.run_expect([0], "setsid python3 /tmp/stuck-in-exit.py </dev/null >/dev/null 2>&1 & "
+                               "for i in $(seq 100); do test -s /run/apache2/apache2.pid && exit 0; sleep 0.1; done; "
+                               "exit 1")
+    stuck = fresh_host.file("/run/apache2/apache2.pid").content_string.strip()
+    result = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+    assert result.rc == 1, output(result)
+    advice = f"end it with 'kill -KILL {stuck}' and run this again."
+    assert advice in " ".join(result.stderr.split()), output(result)
+    assert fresh_host.run("pgrep -x apache2").rc == 1  # no second httpd was started
+    fresh_host.run_expect([0], f"kill -KILL {stuck}")
+    again = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+    assert again.rc == 0, output(again)
+    assert again.stdout.strip().endswith(f"httpd serves {SITE}"), output(again)
+
 @pytest.mark.snippet(TEST_CA, checker="testinfra")
 def test_the_test_ca_signs_a_certificate_openssl_verifies_for_the_name(fresh_host):
     made = fresh_host.run_expect([0], f"SERVER_NAME=tls.example.org bash {snippet_path(TEST_CA)} certificate")

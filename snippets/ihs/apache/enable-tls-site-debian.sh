@@ -48,8 +48,15 @@ if [[ -n $old ]] && alive "$old"; then
   # closes its listening sockets, and a start in that moment fails with "Address already in use".
   for _ in $(seq 150); do alive "$old" || break; sleep 0.2; done
   if alive "$old"; then
-    echo "httpd (process $old) did not stop within 30 s, so it was not started again; the end of its error log:" >&2
+    echo "httpd (process $old) did not stop within 30 s, so it was not started again; its state and the end of" \
+      "its error log:" >&2
+    ps -o pid,stat,wchan:32,etime,args -p "$old" >&2 || true
     tail -n 5 /var/log/apache2/error.log >&2
+    # AH00491 is logged after the workers are gone and the PID file is removed: the process is stuck in its exit.
+    if tail -n 5 /var/log/apache2/error.log | grep -q AH00491; then
+      echo "httpd logged the end of its shutdown (AH00491) but its process has not ended; end it with" \
+        "'kill -KILL $old' and run this again." >&2
+    fi
     exit 1
   fi
 fi
