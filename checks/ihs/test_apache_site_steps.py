@@ -75,15 +75,21 @@ def test_the_site_step_restarts_a_running_httpd_without_an_error_message(fresh_h
     assert fresh_host.file("/run/apache2/apache2.pid").content_string.strip() != before  # a new httpd
 
 
+def _stand_in_httpd(host, name: str, program: str) -> str:
+    """httpd stopped, and the Python program `program` (saved as /tmp/NAME.py) in its place with its PID file;
+    returns that PID."""
+    host.run_expect([0], "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || "
+                         f"pgrep -f '{name}[.]py' >/dev/null || exit 0; sleep 0.1; done; exit 1")
+    put(host, f"/tmp/{name}.py", program)
+    host.run_expect([0], f"setsid python3 /tmp/{name}.py </dev/null >/tmp/{name}.log 2>&1 & "
+                         "for i in $(seq 100); do test -s /run/apache2/apache2.pid && exit 0; sleep 0.1; done; "
+                         f"cat /tmp/{name}.log; exit 1")
+    return host.file("/run/apache2/apache2.pid").content_string.strip()
+
+
 def _slow_to_end_httpd(host) -> str:
     """httpd stopped, and SLOW_TO_END holding its ports and its PID file in its place; returns that PID."""
-    host.run_expect([0], "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || "
-                         "pgrep -f 'slow-to-end[.]py' >/dev/null || exit 0; sleep 0.1; done; exit 1")
-    put(host, "/tmp/slow-to-end.py", SLOW_TO_END)
-    host.run_expect([0], "setsid python3 /tmp/slow-to-end.py </dev/null >/tmp/slow-to-end.log 2>&1 & "
-                         "for i in $(seq 100); do test -s /run/apache2/apache2.pid && exit 0; sleep 0.1; done; "
-                         "cat /tmp/slow-to-end.log; exit 1")
-    return host.file("/run/apache2/apache2.pid").content_string.strip()
+    return _stand_in_httpd(host, "slow-to-end", SLOW_TO_END)
 
 
 @pytest.mark.only_hosts("debian13-amd64")
@@ -126,13 +132,7 @@ def test_the_site_step_names_an_httpd_stuck_in_its_exit_and_how_to_end_it(fresh_
     """The step's advice for an httpd that finished its shutdown but did not end, tested from that state: it starts
     no second httpd, says so, and 'kill -KILL' followed by the step again serves the site."""
     serve_files(fresh_host, "ihs/apache/apache-tls-openssl.conf")
-    fresh_host.run_expect([0], "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || exit 0; "
-                               "sleep 0.1; done; exit 1")
-    put(fresh_host, "/tmp/stuck-in-exit.py", STUCK_IN_EXIT)
-    fresh_host.run_expect([0], "setsid python3 /tmp/stuck-in-exit.py </dev/null >/dev/null 2>&1 & "
-                               "for i in $(seq 100); do test -s /run/apache2/apache2.pid && exit 0; sleep 0.1; done; "
-                               "exit 1")
-    stuck = fresh_host.file("/run/apache2/apache2.pid").content_string.strip()
+    stuck = _stand_in_httpd(fresh_host, "stuck-in-exit", STUCK_IN_EXIT)
     result = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
     assert result.rc == 1, output(result)
     advice = f"end it with 'kill -KILL {stuck}' and run this again."
