@@ -15,8 +15,8 @@ provider's check does not depend on the architecture.
 
 import pytest
 
-from checks.daytwo.test_rotate_token_pin import FAILED, FINAL_TRY, LOCKED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
+from checks.hosts.pin_state import FAILED, FINAL_TRY, LOCKED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.steps import run_snippet, snippet_path
 from checks.hosts.token import slot_of
 from checks.hosts.util import ok, output
@@ -79,7 +79,8 @@ def test_at_final_try_httpd_fails_with_the_good_pin_until_the_pages_recovery_cle
     assert restart.rc != 0, output(restart)
     log = ok(host, "cat /var/log/apache2/error.log")
     last = log[log.rindex("AH00491"):]  # the start after the stop
-    assert LOOKUP_FAILED in last and "Fatal error initialising mod_ssl" in last, last
+    assert LOOKUP_FAILED in last, last
+    assert "Fatal error initialising mod_ssl" in last, last
     assert "auth attempt" not in log  # the cause is not in the log: the page says to read the token's flags
     print("\nhttpd's error log at the final try:\n" + "\n".join(
         line for line in last.splitlines() if "AH10492" in line or "Fatal error" in line))
@@ -109,14 +110,16 @@ def test_the_recovery_refuses_root_and_with_a_wrong_pin_says_the_token_is_now_lo
     token_admin(host)
     outside = host.run(f"useradd --system --no-create-home outsider && runuser -u outsider -- env "
                        f"TOKEN_USER_PIN={OLD} bash {snippet_path(CLEAR)}")
-    assert outside.rc == 1 and "is not a member of the group pkcs11" in outside.stderr, output(outside)
+    assert outside.rc == 1, output(outside)
+    assert "is not a member of the group pkcs11" in outside.stderr, output(outside)
     assert flags(host) & FAILED == FINAL_TRY  # neither made a login
     wrong = clear(host, WRONG)
     assert wrong.rc == 1, output(wrong)
     assert "that was its last try: the user PIN is now locked" in wrong.stderr, output(wrong)
     assert flags(host) & LOCKED
     again = clear(host, OLD)
-    assert again.rc == 1 and "A login cannot clear that" in again.stderr, output(again)
+    assert again.rc == 1, output(again)
+    assert "A login cannot clear that" in again.stderr, output(again)
 
 
 @pytest.mark.snippet(CLEAR, checker="testinfra")

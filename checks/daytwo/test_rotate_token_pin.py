@@ -15,16 +15,14 @@ On amd64 only: the PIN handling is openCryptoki's common code (C_SetPIN, the fai
 the soft and the ICA token alike, and httpd's reading of the PIN file does not depend on the architecture.
 """
 
-import shlex
-
 import pytest
 
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
+from checks.hosts.pin_state import COUNT_LOW, FAILED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.steps import snippet_path
-from checks.hosts.token import PINS, slot_of
+from checks.hosts.token import slot_of
 from checks.hosts.util import ok, output
 from zrunbook.shown_output import assert_shown_output
-from zrunbook.verify import pins
 
 pytestmark = pytest.mark.only_hosts("debian13-amd64")
 
@@ -34,14 +32,6 @@ ROTATED_OUT = "daytwo/check-pin-rotated.out"
 PIN_FILE_CHECK = "daytwo/check-pin-file.sh"
 CHECK_KEY = "crypto/verify/check-key-in-token.sh"
 SITE_STEP = "ihs/apache/enable-tls-site-debian.sh"
-OLD = PINS["TOKEN_USER_PIN"]
-NEW, WRONG = "86429753", "00000000"  # test data only
-COUNT_LOW, FINAL_TRY, LOCKED = 0x10000, 0x20000, 0x40000
-FAILED = COUNT_LOW | FINAL_TRY | LOCKED
-
-
-def flags(host) -> int:
-    return pins.parse_pkcsconf(host.check_output("pkcsconf -t"))["IBMICATOK"].flags
 
 
 def no_pin_in(result) -> None:
@@ -69,19 +59,6 @@ def key_check(host, pin: str):
 
 def logs_in(host, pin: str) -> bool:
     return host.run(f"PKCS11_USER_PIN={pin} p11sak list-key private --slot {slot_of(host)}").rc == 0
-
-
-def handshake(host, ca: str):
-    return host.run("echo | timeout 20 openssl s_client -connect 127.0.0.1:443 -servername www.example.com"
-                    f" -CAfile {shlex.quote(ca)} -verify_return_error -brief 2>&1")
-
-
-def in_service(host, ca: str) -> None:
-    """Handshakes one after another and at once, so that every httpd worker has logged in to the token, as on a server
-    in service: a worker logs in on its first handshake, not when it starts."""
-    connect = (f"timeout 20 openssl s_client -connect 127.0.0.1:443 -servername www.example.com -CAfile {ca}"
-               " -verify_return_error -brief </dev/null >/dev/null 2>&1")
-    ok(host, f"for i in 1 2 3 4; do {connect}; done; for i in $(seq 8); do {connect} & done; wait")
 
 
 def change_by_hand(host) -> None:

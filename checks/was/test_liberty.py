@@ -152,6 +152,23 @@ def test_a_wrong_pin_stops_the_server_with_the_message_the_page_quotes(liberty_h
     assert "USER_PIN_COUNT_LOW" in flags, "the failed start did not cost a login attempt"
 
 
+
+@pytest.mark.snippet(START, *FILES, checker="open-liberty")
+def test_at_final_try_the_server_logs_in_with_the_good_pin_and_clears_the_count(liberty_host):
+    """SunPKCS11 does not read the token's flags before its login (unlike pkcs11-provider, which cancels it at
+    USER_PIN_FINAL_TRY): two wrong starts take the token to the final try, and a start with the good PIN serves and
+    clears the count. A third wrong start would lock the token: the verify page's flags table says so per consumer."""
+    for _ in range(2):
+        assert "CWPKI0814E" in failed_start(liberty_host, pin="99999999")
+    flags = liberty_host.check_output(f"pkcsconf -t -c {slot_of(liberty_host)}")
+    assert "USER_PIN_FINAL_TRY" in flags, flags
+    result = liberty.start(liberty_host, PINS["TOKEN_USER_PIN"])
+    assert result.rc == 0, output(result)
+    flags = liberty_host.check_output(f"pkcsconf -t -c {slot_of(liberty_host)}")
+    assert "USER_PIN_FINAL_TRY" not in flags, flags
+    assert "USER_PIN_COUNT_LOW" not in flags, flags
+
+
 @pytest.mark.snippet(START, "was/liberty/server.xml", checker="open-liberty")
 def test_a_provider_name_no_token_configuration_gives_stops_the_server(liberty_host):
     err = failed_start(liberty_host, edit=f"sed -i 's/SunPKCS11-IBMICATOK/SunPKCS11-NOSUCHTOKEN/' "

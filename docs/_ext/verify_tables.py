@@ -106,13 +106,14 @@ class ProfileKeys(_Table):
 
 
 class PinFlags(_Table):
-    fields = ["flag (bit)", "what it says", "for the services", "how to recover"]
+    fields = ["flag (bit)", "what it says", "Apache httpd (pkcs11-provider 1.0)", "Liberty (SunPKCS11)",
+              "how to recover"]
 
     def run(self):
         from zrunbook.verify import pins
 
         self.env.note_dependency(pins.__file__)
-        rows = [[f"{f.name} ({f.bit:#x})", f.means, f.services, f.fix] for f in pins.FLAGS]
+        rows = [[f"{f.name} ({f.bit:#x})", f.means, f.apache, f.java, f.fix] for f in pins.FLAGS]
         return self.table(rows, "zrunbook/verify/pins.py")
 
 

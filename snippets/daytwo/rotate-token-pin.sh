@@ -51,8 +51,9 @@ flags() { pkcsconf -t -c "$slot" 2>/dev/null | sed -n 's/^[[:space:]]*Flags:[[:s
 f=$(flags)
 ((16#$f & 0x40000)) && die "the user PIN of token $TOKEN_LABEL is locked: its security officer must set a new one" \
   "(pkcsconf -c $slot -u), which this step cannot do."
-((16#$f & 0x20000)) && die "token $TOKEN_LABEL shows USER_PIN_FINAL_TRY: one more wrong PIN locks it. Find who holds" \
-  "a wrong PIN first; this step logs in only once the flag is gone (a good login clears it)."
+((16#$f & 0x20000)) && die "token $TOKEN_LABEL shows USER_PIN_FINAL_TRY: one more wrong PIN locks it, and httpd's" \
+  "pkcs11-provider cancels every new login. Find who holds a wrong PIN first, then clear the flag with" \
+  "clear-pin-count.sh as the token administrator; this step logs in only once the flag is gone."
 read -r min max < <(sed -n 's/^[[:space:]]*PIN Length:[[:space:]]*\([0-9]*\)-\([0-9]*\).*/\1 \2/p' <<<"$token") || true
 [[ -n ${min:-} ]] || die "pkcsconf -t shows no PIN length for slot $slot."
 ((${#NEW_TOKEN_USER_PIN} >= min && ${#NEW_TOKEN_USER_PIN} <= max)) ||

@@ -7,7 +7,8 @@
 # What it exports (zrunbook.prom, replaced in one mv so the collector never reads half a file):
 #   zrunbook_slotd_up                    1 when pkcsslotd answered pkcsconf -t within LOOK_SECONDS (default 10)
 #   zrunbook_token_user_pin_count_low    per initialised token: 1 after a wrong user PIN (CKF_USER_PIN_COUNT_LOW)
-#   zrunbook_token_user_pin_final_try    1 when the next wrong user PIN locks it (CKF_USER_PIN_FINAL_TRY)
+#   zrunbook_token_user_pin_final_try    1 when the next wrong user PIN locks it (CKF_USER_PIN_FINAL_TRY); Apache's
+#                                        pkcs11-provider then cancels every new login, the good PIN's too
 #   zrunbook_token_user_pin_locked       1 when the user PIN is locked (CKF_USER_PIN_LOCKED)
 #   zrunbook_opencryptoki_version_ok     1 when openCryptoki's library version is OCK_MIN_VERSION (default 3.18) or
 #                                        later; the versions are labels of zrunbook_opencryptoki_info

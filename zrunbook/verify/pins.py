@@ -37,8 +37,13 @@ class Flag:
     name: str  # as pkcsconf -t prints it
     bit: int  # CKF_<name> in PKCS #11 (openCryptoki's pkcs11types.h)
     means: str  # what the token says
-    services: str  # what it means for the services that use the token
+    apache: str  # what it means for Apache httpd's key through pkcs11-provider 1.0
+    java: str  # what it means for Liberty and other Java servers through SunPKCS11
     fix: str  # who does what, and what it costs
+
+    @property
+    def services(self) -> str:
+        return f"Apache httpd (pkcs11-provider): {self.apache}; Liberty (SunPKCS11): {self.java}"
 
     @property
     def signature(self) -> str:
@@ -46,22 +51,36 @@ class Flag:
         return self.name.lower().removeprefix("user_").replace("_", "-")
 
 
+# pkcs11-provider 1.0 reads the flags before each login and cancels it at FINAL_TRY (CKR_CANCEL), LOCKED and
+# TO_BE_CHANGED, the good PIN too (check_pin_flags_ok, src/session.c); SunPKCS11 calls C_Login without reading them
+# (SunPKCS11.login). Both shown on the runbook's hosts: checks/daytwo/test_pin_final_try.py, checks/was/test_liberty.py.
+CLEAR_SNIPPET = "daytwo/clear-pin-count.sh"
 FLAGS = (
     Flag("USER_PIN_COUNT_LOW", 0x10000, "a wrong user PIN was given since the last good login",
-         "they still log in; two more wrong PINs lock the token for every service that uses it",
+         "new workers still log in; one more wrong PIN (from anyone) and they no longer can",
+         "the server still logs in; two more wrong PINs lock the token",
          "find who holds a wrong PIN (a service's PIN file or environment, a person, a script) and correct it; the "
-         "next good login (a service's restart) clears the flag. Until then verify does not log in"),
+         "next good login clears the flag: a service's start or reload, or clear-pin-count.sh. Until then verify "
+         "does not log in"),
     Flag("USER_PIN_FINAL_TRY", 0x20000, "two wrong user PINs in a row: the next wrong one locks the user PIN",
-         "they still log in, but one more wrong PIN stops every new login: the next restart of any service fails",
-         "correct the wrong PIN holder first, then one good login clears the flag (restart one service and check "
-         "that it serves). Do not try PINs by hand"),
+         "every new login is cancelled, the good PIN too: httpd does not start or restart, and the new workers of a "
+         "reload (or of a busier server) fail their handshakes; workers already logged in keep serving. httpd makes "
+         "no further login, so it cannot lock the token, and a restart cannot clear the flag",
+         "the server logs in: a start with the good PIN clears the flag, a start with a wrong one locks the token",
+         "stop whoever holds the wrong PIN first; then the token administrator (a pkcs11 member, not root) clears "
+         "the flag with one login with the good PIN (clear-pin-count.sh: that login is the token's last try); then "
+         "start or reload each service and check that it serves. Do not restart httpd to clear it, and do not try "
+         "PINs by hand"),
     Flag("USER_PIN_LOCKED", 0x40000, "three wrong user PINs in a row: the user PIN is locked",
-         "no new login: processes already logged in keep serving until they restart, then fail to start",
+         "every new login is refused (CKR_PIN_LOCKED): httpd does not start, new workers fail; workers already "
+         "logged in keep serving until they end",
+         "no new login: the server does not start; a running server keeps its session until it stops",
          "the token's security officer sets a new user PIN with pkcsconf -c SLOT -u (C_InitPIN, which clears the "
          "lock and keeps the keys); then every service's PIN file or environment gets the new PIN and every "
          "service is restarted: an outage for each service that uses the token"),
     Flag("USER_PIN_TO_BE_CHANGED", 0x80000, "the user PIN is still the one the token was initialised with",
-         "openCryptoki refuses the user's operations after login (CKR_PIN_EXPIRED) until the PIN is changed",
+         "every login is cancelled (CKR_PIN_EXPIRED): httpd does not start",
+         "the server logs in, then openCryptoki refuses its operations (CKR_PIN_EXPIRED)",
          "the token's user sets a new PIN with pkcsconf -c SLOT -p (C_SetPIN), then the services' PIN files get it"),
 )
 DOUBTFUL = sum(f.bit for f in FLAGS)

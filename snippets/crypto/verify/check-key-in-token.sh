@@ -52,7 +52,7 @@ case ${model:-unknown} in
 esac
 doubtful=()
 (( 16#$flags & 0x10000 )) && doubtful+=("USER_PIN_COUNT_LOW: a wrong user PIN was given since the last good login")
-(( 16#$flags & 0x20000 )) && doubtful+=("USER_PIN_FINAL_TRY: one more wrong user PIN locks the token")
+(( 16#$flags & 0x20000 )) && doubtful+=("USER_PIN_FINAL_TRY: one more wrong user PIN locks the token; pkcs11-provider cancels every new login")
 (( 16#$flags & 0x40000 )) && doubtful+=("USER_PIN_LOCKED: the user PIN is locked")
 (( 16#$flags & 0x80000 )) && doubtful+=("USER_PIN_TO_BE_CHANGED: the user PIN must be changed first")
 if ((${#doubtful[@]})); then

@@ -50,7 +50,8 @@ if [[ -n $old ]] && alive "$old"; then
   if alive "$old"; then
     echo "httpd (process $old) did not stop within 30 s, so it was not started again; its state and the end of" \
       "its error log:" >&2
-    ps -o pid,stat,wchan:32,etime,args -p "$old" >&2 || true
+    grep -E '^(Name|State):' "/proc/$old/status" >&2 || true
+    echo "waiting in: $(cat "/proc/$old/wchan" 2>/dev/null || echo unknown)" >&2
     tail -n 5 /var/log/apache2/error.log >&2
     # AH00491 is logged after the workers are gone and the PID file is removed: the process is stuck in its exit.
     if tail -n 5 /var/log/apache2/error.log | grep -q AH00491; then
