@@ -1,9 +1,10 @@
 """check-fixed-versions.sh with the fixed-versions facts table as its only source of minimums
 (zrunbook.crypto.fixed_versions.arguments). On Debian 13 the installed openCryptoki 3.23.0+dfsg-0.3+deb13u1
-passes for CVE-2026-40253 and CVE-2026-23893, which its deb13u1 update fixes, and fails for CVE-2026-22791,
-for which the table has no fixed Debian package. An older installed version (the real dpkg-query's answer
-rewritten to the version before deb13u1, compared by the real dpkg --compare-versions) fails with a sentence;
-so does a release the table has no confirmed rows for."""
+passes: CVE-2026-40253 and CVE-2026-23893 are fixed by its deb13u1 update, and CVE-2026-22791 does not apply to
+3.23 (its CVE record lists 3.25.0 to 3.26.0). An older installed version (the real dpkg-query's answer rewritten to
+the version before deb13u1, compared by the real dpkg --compare-versions) fails with a sentence; a row that says a
+release has no fixed package fails; a release the table has no confirmed rows for is "cannot tell" (exit 5, the
+verify steps' code for it), not a failure."""
 
 import re
 
@@ -14,6 +15,7 @@ from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS, facts
 from zrunbook.crypto.fixed_versions import TABLE, arguments
 from zrunbook.verify import profile
+from zrunbook.verify.fleet import CANNOT_TELL
 from zrunbook.verify.steps import BY_ID, values
 
 CHECK = "crypto/verify/check-fixed-versions.sh"
@@ -29,7 +31,7 @@ def test_the_arguments_are_the_table_rows_that_name_a_release():
     args = arguments()
     assert len(args) == 4 * sum(1 for r in rows if r["os-release"])
     debian = {args[i + 1]: args[i + 3] for i in range(0, len(args), 4) if args[i] == "debian 13"}
-    assert debian == {"CVE-2026-40253": INSTALLED, "CVE-2026-23893": INSTALLED, "CVE-2026-22791": "none",
+    assert debian == {"CVE-2026-40253": INSTALLED, "CVE-2026-23893": INSTALLED, "CVE-2026-22791": "not affected",
                       "CVE-2023-6258": "0.3"}
     assert all(r["fixed version"] == "not confirmed" for r in rows if not r["os-release"] and
                r["distribution"] != "upstream")
@@ -37,15 +39,24 @@ def test_the_arguments_are_the_table_rows_that_name_a_release():
 
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
-def test_debian_13_is_fixed_for_two_cves_and_fails_for_the_one_without_a_fixed_package(host):
+def test_debian_13_passes_fixed_for_two_cves_and_not_affected_by_the_third(host):
     r = run_snippet(host, CHECK, *arguments())
-    assert r.rc == 1, output(r)
+    assert r.rc == 0, output(r)
     assert f"CVE-2026-40253: opencryptoki {INSTALLED} is at or above the fixed version {INSTALLED}." in r.stdout
     assert f"CVE-2026-23893: opencryptoki {INSTALLED} is at or above the fixed version {INSTALLED}." in r.stdout
-    assert f"CVE-2026-22791: opencryptoki {INSTALLED} is installed and debian 13 has no fixed package for it." \
-        in r.stderr, output(r)
+    assert (f"CVE-2026-22791: opencryptoki {INSTALLED} is not affected: debian 13's package predates the affected "
+            "versions.") in r.stdout, output(r)
     assert re.search(r"^CVE-2023-6258: pkcs11-provider 1\.\S+ is at or above the fixed version 0\.3\.$", r.stdout,
                      re.M), output(r)
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK, checker="testinfra")
+def test_a_release_with_no_fixed_package_fails(host):
+    r = run_snippet(host, CHECK, "debian 13", "CVE-2026-22791", "opencryptoki", "none")
+    assert r.rc == 1, output(r)
+    assert f"CVE-2026-22791: opencryptoki {INSTALLED} is installed and debian 13 has no fixed package for it." \
+        in r.stderr, output(r)
 
 
 @pytest.mark.only_hosts("debian13-amd64")
@@ -66,10 +77,10 @@ def test_an_opencryptoki_older_than_the_fixed_version_fails_with_a_sentence(fres
 
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
-def test_a_release_without_confirmed_rows_fails_with_a_sentence(host):
+def test_a_release_without_confirmed_rows_is_cannot_tell_not_a_failure(host):
     r = run_snippet(host, CHECK, "sles 16", "CVE-2026-40253", "openCryptoki", "3.27")
-    assert r.rc == 1, output(r)
-    assert "The table has no confirmed fixed versions for debian 13" in r.stderr, output(r)
+    assert r.rc == CANNOT_TELL, output(r)
+    assert "Cannot tell: the table confirms no fixed versions for debian 13." in r.stderr, output(r)
 
 
 @pytest.mark.only_hosts("debian13-amd64")

@@ -2,7 +2,10 @@
 # Check that each installed package is at least the fixed version of its advisory on this distribution.
 # Arguments: quadruples RELEASE CVE PACKAGE FIXED-VERSION, the rows of the fixed-versions table; RELEASE is
 # "ID VERSION_ID" from /etc/os-release ("debian 13"; "rhel 9" also matches 9.6). Rows of other releases are
-# skipped. FIXED-VERSION "none" means the release has no fixed package, which fails. Read-only; any user.
+# skipped. FIXED-VERSION "none" means the release is affected and has no fixed package, which fails; "not affected"
+# means its package predates the affected code (the table's source says why), which passes. Read-only; any user.
+# Exit status: 0 every advisory fixed or not affected; 1 a package to update (or an advisory with no fix);
+# 2 bad arguments; 5 cannot tell (the table confirms nothing for this release: read its advisories yourself).
 set -euo pipefail
 
 if (($# == 0 || $# % 4 != 0)); then
@@ -37,6 +40,8 @@ while (($#)); do
   have=$(installed "$package")
   if [[ -z $have ]]; then
     echo "$cve: $package is not installed, so it is not exposed to $cve."
+  elif [[ $fixed == "not affected" ]]; then
+    echo "$cve: $package $have is not affected: $release's package predates the affected versions."
   elif [[ $fixed == none ]]; then
     echo "$cve: $package $have is installed and $release has no fixed package for it." >&2
     failed=1
@@ -48,8 +53,9 @@ while (($#)); do
   fi
 done
 if ((rows == 0)); then
-  echo "The table has no confirmed fixed versions for $release: check your distribution's advisories for it." >&2
-  exit 1
+  echo "Cannot tell: the table confirms no fixed versions for $release. Check your distribution's advisories for" \
+    "the table's CVEs yourself." >&2
+  exit 5
 fi
 if ((failed)); then
   echo "Some packages are not at a level that fixes their advisories (above)." >&2
