@@ -7,7 +7,8 @@ with a graceful reload (snippets/daytwo/switch-token-certificate.sh) while the A
 Outcome: the new certificate is served, check-key-in-token.sh passes for it, the old key is gone from the token,
 and every handshake of the load completed. Negatives: a certificate that does not carry the new key's public key
 is refused before httpd is touched (while ``apachectl -t`` alone accepts it), and the old key is not removed while
-httpd's configuration names it.
+httpd's configuration names it. On the two-key site (RSA and ECDSA) a new RSA certificate replaces the RSA pair and
+the ECDSA pair stays, so ECDSA-only clients still connect; the step as it was (checks/daytwo/bad/) replaced both.
 
 On amd64 only: a graceful reload with the token key is the same on both architectures; under qemu-user the
 s390x host's logins take most of pkcs11-provider's one-second limit (test_apache_cold_start.py says why).
@@ -16,10 +17,11 @@ s390x host's logins take most of pkcs11-provider's one-second limit (test_apache
 import re
 import shlex
 import time
+from pathlib import Path
 
 import pytest
 
-from checks.hosts.apache import CA, TOKEN_KEY, serve_token
+from checks.hosts.apache import CA, ECDSA_CERT, TOKEN_KEY, put, serve_token, serve_token_ecdsa
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import ok, output
@@ -33,6 +35,8 @@ TEST_CA = "ihs/apache/test-ca.sh"
 LOAD = "ihs/apache/check-cold-start.sh"
 CHECK_KEY = "crypto/verify/check-key-in-token.sh"
 SITE = "/etc/apache2/sites-available/tls.conf"
+BAD = Path(__file__).resolve().parent / "bad"
+RSA_ONLY, ECDSA_ONLY = "rsa_pss_rsae_sha256:RSA+SHA256", "ECDSA+SHA256"  # what a client of one key type offers
 OLD, NEW = "apachekey", "apachekey-2"
 NEW_CSR, NEW_CERT = "/etc/ssl/www.example.com-2.csr", "/etc/ssl/certs/www.example.com-2.crt"
 LOAD_CLIENTS, LOAD_EACH = 16, 200
@@ -136,3 +140,47 @@ def test_a_certificate_without_the_new_key_is_refused_before_the_reload_and_the_
     still = host.run("echo | openssl s_client -connect 127.0.0.1:443 -servername www.example.com"
                      f" -CAfile {shlex.quote(ca)} -verify_return_error -brief 2>&1")
     assert still.rc == 0, still.stdout
+
+
+def served_to(host, sigalgs: str, ca: str):
+    """The fingerprint of the certificate a client offering only `sigalgs` gets ('' when its handshake fails)."""
+    return host.run(f"openssl s_client -connect 127.0.0.1:443 -servername www.example.com -sigalgs {sigalgs}"
+                    f" -CAfile {ca} -verify_return_error </dev/null 2>/dev/null"
+                    " | openssl x509 -noout -fingerprint -sha256").stdout.strip()
+
+
+def fingerprint(host, cert: str) -> str:
+    return ok(host, f"openssl x509 -in {cert} -noout -fingerprint -sha256").strip()
+
+
+@pytest.mark.snippet(SWITCH, checker="testinfra")
+@pytest.mark.snippet("ihs/apache/apache-tls-pkcs11-ecdsa.conf", checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_on_the_two_key_site_a_new_rsa_certificate_replaces_the_rsa_pair_and_the_ecdsa_pair_stays(fresh_host):
+    host = fresh_host
+    ca = serve_token_ecdsa(host)
+    ecdsa = fingerprint(host, ECDSA_CERT)
+    assert served_to(host, ECDSA_ONLY, ca) == ecdsa
+    new_key_and_certificate(host)
+    switched = host.run(f"bash {snippet_path(SWITCH)} {NEW_CERT} {NEW}")
+    assert switched.rc == 0, output(switched)
+    assert f"It still serves {ECDSA_CERT} with its own key, as before." in switched.stdout, output(switched)
+    assert served_to(host, RSA_ONLY, ca) == fingerprint(host, NEW_CERT)
+    assert served_to(host, ECDSA_ONLY, ca) == ecdsa
+    site = ok(host, f"grep -E 'SSLCertificate(Key)?File' {SITE}")
+    assert site.count(NEW_CERT) == 1, site
+    assert "object=apachekey-ec;" in site, site
+    assert f"object={NEW};" in site, site
+
+
+@pytest.mark.snippet(SWITCH, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_the_switch_as_it_was_drops_the_ecdsa_pair_of_the_two_key_site(fresh_host):
+    """Negative: the earlier step rewrote every pair, reported success, and ECDSA-only clients failed."""
+    host = fresh_host
+    ca = serve_token_ecdsa(host)
+    new_key_and_certificate(host)
+    put(host, "/tmp/old-switch.sh", (BAD / "switch-token-certificate-replaces-every-pair.sh").read_text())
+    switched = host.run(f"bash /tmp/old-switch.sh {NEW_CERT} {NEW}")
+    assert switched.rc == 0, output(switched)  # it said it worked
+    assert served_to(host, ECDSA_ONLY, ca) == ""  # an ECDSA-only client gets no certificate any more

@@ -42,30 +42,67 @@ fi
 openssl x509 -in "$new_cert" -noout -checkend 0 >/dev/null ||
   { echo "Refused: $new_cert has expired already. httpd was not reloaded." >&2; exit 1; }
 
-# 2. The site names the new certificate and key; the old file is kept for going back (outside httpd's folders, which
-# httpd would read and the removal of the old key checks), and comes back if httpd's syntax check fails.
+# 2. Which pair: a site can serve an RSA and an ECDSA certificate, each an SSLCertificateFile and
+# SSLCertificateKeyFile line, paired by their order. On such a site the new certificate replaces the pair whose
+# certificate has the same key type, and the other pair stays; a site with one pair has that one replaced.
+key_type() { openssl x509 -in "$1" -noout -text 2>/dev/null | sed -n 's/^[[:space:]]*Public Key Algorithm:[[:space:]]*//p' | head -n 1; }
+new_type=$(key_type "$new_cert")
+mapfile -t certs < <(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF")
+mapfile -t keys < <(sed -n -E 's/^[[:space:]]*SSLCertificateKeyFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF")
+((${#certs[@]} == ${#keys[@]})) || { echo "$SITE_CONF has ${#certs[@]} SSLCertificateFile and ${#keys[@]}" \
+  "SSLCertificateKeyFile lines: give each certificate its key line first." >&2; exit 1; }
+pair=0
+if ((${#certs[@]} == 1)); then
+  pair=1
+else
+  for i in "${!certs[@]}"; do
+    [[ $(key_type "${certs[$i]}") == "$new_type" ]] || continue
+    ((pair == 0)) || { echo "Refused: $SITE_CONF has more than one $new_type certificate, so this step cannot tell" \
+      "which one $new_cert replaces. httpd was not reloaded." >&2; exit 1; }
+    pair=$((i + 1))
+  done
+  ((pair > 0)) || { echo "Refused: none of the ${#certs[@]} certificates $SITE_CONF names has the key type of" \
+    "$new_cert ($new_type). httpd was not reloaded." >&2; exit 1; }
+fi
+[[ ${keys[$((pair - 1))]} == pkcs11:* ]] || { echo "Refused: the key of the certificate ${certs[$((pair - 1))]} is" \
+  "the file ${keys[$((pair - 1))]}, not a token key: this step switches token keys only." >&2; exit 1; }
+
+# 3. The site names the new certificate and key in that pair; the old file is kept for going back (outside httpd's
+# folders, which httpd would read and the removal of the old key checks), and comes back if httpd's syntax check
+# fails.
 backup_dir="${BACKUP_DIR:-/var/backups}"
 install -d -m 0700 "$backup_dir"
 backup="$backup_dir/$(basename "$SITE_CONF").before-renewal"
 cp -p "$SITE_CONF" "$backup"
-sed -i -E \
-  -e "s#^([[:space:]]*SSLCertificateFile[[:space:]]+).*#\1$new_cert#" \
-  -e "s#^([[:space:]]*SSLCertificateKeyFile[[:space:]]+\"pkcs11:[^\"]*object=)[^;\"]*#\1$new_label#" "$SITE_CONF"
+awk -v n="$pair" -v cert="$new_cert" -v label="$new_label" '
+  /^[[:space:]]*SSLCertificateFile[[:space:]]/ && ++c == n { match($0, /^[[:space:]]*/); $0 = substr($0, 1, RLENGTH) "SSLCertificateFile " cert }
+  /^[[:space:]]*SSLCertificateKeyFile[[:space:]]/ && ++k == n { sub(/object=[^;"]*/, "object=" label) }
+  { print }' "$backup" >"$SITE_CONF"
 if ! apachectl -t 2>&1; then
   cp -p "$backup" "$SITE_CONF"
   echo "httpd's syntax check failed with the new site: $SITE_CONF is back as it was, httpd was not reloaded." >&2
   exit 1
 fi
+kept=()
+for i in "${!certs[@]}"; do ((i + 1 == pair)) || kept+=("${certs[$i]}"); done
 
-# 3. The graceful reload, then the outcome: the server presents the new certificate (the parent reloads in the
+# 4. The graceful reload, then the outcome: the server presents the new certificate (the parent reloads in the
 # background: up to 30 s).
 apachectl graceful
 want=$(openssl x509 -in "$new_cert" -noout -fingerprint -sha256)
+# Ask for a signature of the new key's type, so that a site with two pairs shows the one that changed.
+case $new_type in
+  rsaEncryption | rsassaPss) sigalgs=rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA512 ;;
+  id-ecPublicKey) sigalgs=ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512 ;;
+  *) sigalgs= ;;
+esac
 for ((i = 0; i < 60; i++)); do
-  served=$(openssl s_client -connect "127.0.0.1:$PORT" -servername "$SERVER_NAME" </dev/null 2>/dev/null |
+  served=$(openssl s_client -connect "127.0.0.1:$PORT" -servername "$SERVER_NAME" ${sigalgs:+-sigalgs "$sigalgs"} \
+    </dev/null 2>/dev/null |
     openssl x509 -noout -fingerprint -sha256 2>/dev/null || true)
   if [[ "$served" == "$want" ]]; then
     echo "httpd presents the new certificate ($want), key $new_label in token $TOKEN_LABEL."
+    ((${#kept[@]} == 0)) || echo "It still serves ${kept[*]} with its own key, as before."
     echo "The previous site file is $backup."
     exit 0
   fi
