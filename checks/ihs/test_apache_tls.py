@@ -453,7 +453,7 @@ def test_key_in_token_check_fails_for_an_ecdsa_key_in_a_file(fresh_host):
     assert check_key_in_token(fresh_host, "rsa_pss_rsae_sha256").rc == 0  # the RSA key is still the token's
     both = check_key_in_token(fresh_host, BOTH_KEYS)
     assert both.rc == 1
-    assert "ECDSA+SHA256: no private key in slot" in both.stderr
+    assert "ECDSA+SHA256 (subject CN = www.example.com, key id-ecPublicKey): no private key in slot" in both.stderr
     assert "rsa_pss_rsae_sha256:" not in both.stderr
     signs = check_token_signs(fresh_host, ca, BOTH_KEYS)
     assert signs.rc == 1, signs.stdout + signs.stderr
@@ -463,6 +463,40 @@ def test_key_in_token_check_fails_for_an_ecdsa_key_in_a_file(fresh_host):
     off = check_token_signs(fresh_host, ca, BOTH_KEYS)
     assert off.rc == 5, off.stdout + off.stderr
     assert "cannot tell: openCryptoki's statistics are switched off" in off.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK_KEY, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_without_sigalgs_the_key_check_judges_both_certificates_of_the_two_key_site(fresh_host):
+    """Without the profile's lists the check asks for each key type itself: the two-key token site passes with both
+    certificates counted, and the same site with its ECDSA key in a file fails, naming that certificate (before, it
+    judged only the certificate OpenSSL's default handshake got, and passed)."""
+    serve_token_ecdsa(fresh_host)
+    both = check_key_in_token(fresh_host, "")
+    assert both.rc == 0, both.stdout + both.stderr
+    assert "The key of each certificate localhost:443 presents (2)" in both.stdout, both.stdout
+    ecdsa_key_in_a_file(fresh_host, "P-256")
+    r = check_key_in_token(fresh_host, "")
+    assert r.rc == 1, r.stdout + r.stderr
+    assert "key id-ecPublicKey): no private key in slot" in r.stderr, r.stderr
+    assert "key rsaEncryption)" not in r.stderr, r.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet("ihs/apache/check-session-resumption.sh", checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_session_resumption_with_the_two_key_profiles_lists_checks_each_certificate(fresh_host):
+    """The site profile's two lists ("rsa_pss_rsae_sha256 ECDSA+SHA256") are two clients, not one -sigalgs: each is
+    checked over TLS 1.2 and 1.3 (before, both went into one list and every correct two-key site failed)."""
+    ca = serve_token_ecdsa(fresh_host)
+    r = fresh_host.run(f"CA_FILE={ca} SIGALGS={shlex.quote(BOTH_KEYS)} "
+                       f"bash {snippet_path('ihs/apache/check-session-resumption.sh')} localhost:443 www.example.com")
+    assert r.rc == 0, r.stdout + r.stderr
+    for offer in BOTH_KEYS.split():
+        for proto in ("TLSv1.2", "TLSv1.3"):
+            said = rf"^{proto} \({re.escape(offer)}\): [1-9]\d* of 4 reconnections resumed"
+            assert re.search(said, r.stdout, re.M), r.stdout
 
 
 @pytest.mark.only_hosts("debian13-s390x")

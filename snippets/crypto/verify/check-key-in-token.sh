@@ -38,8 +38,16 @@ version=$(pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:\{0,1
 # check runs once per list (for an RSA and an ECDSA certificate: SIGALGS="rsa_pss_rsae_sha256 ECDSA+SHA256").
 # A list also keeps the handshake from making the token fail a hash it cannot do (the runbook's s390x host under
 # qemu has no SHA-256 in the ICA token; IBM Z does not need it).
+# Without SIGALGS the check asks three times: with OpenSSL's default, then offering RSA schemes only, then ECDSA
+# schemes only, and checks each different certificate it gets, so a site with a second key is judged on both. A
+# key type the server has no certificate for gets no answer to its question, which is not a failure.
 read -r -a lists <<<"${SIGALGS:-}"
-((${#lists[@]})) || lists=("")
+discover=0
+if ((${#lists[@]} == 0)); then
+  lists=("" "rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA512"
+    "ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512")
+  discover=1
+fi
 
 # The token's flags, read without logging in (PKCS #11 CKF_USER_PIN_*): no login when one of them is set.
 flags=$(pkcsconf -t -c "$SLOT" 2>&1 | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' | head -n 1 || true)
@@ -88,11 +96,20 @@ keys=$(awk '
 check_certificate() {
   local offer=$1 what=${1:-its default certificate}
   local -a sig=()
-  local cert served_spki served_mod match
+  local cert served_spki served_mod match fingerprint
   [[ -z $offer ]] || sig=(-sigalgs "$offer")
   cert=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sig[@]}" </dev/null 2>/dev/null |
          openssl x509 2>/dev/null) || true
-  [[ -n $cert ]] || { fail+=("$what: no certificate from $target: is the server listening there with TLS?"); return; }
+  if [[ -z $cert ]]; then
+    ((discover && ${#offer})) && return  # no certificate of that key type: nothing to judge
+    fail+=("$what: no certificate from $target: is the server listening there with TLS?")
+    return
+  fi
+  fingerprint=$(openssl x509 -noout -fingerprint -sha256 <<<"$cert" | sed "s/.*=//")
+  [[ " ${seen[*]} " == *" $fingerprint "* ]] && return  # the same certificate as before
+  seen+=("$fingerprint")
+  what="${what} (subject $(openssl x509 -noout -subject -nameopt oneline <<<"$cert" | sed 's/^subject= *//'), key $(
+    openssl x509 -noout -text <<<"$cert" | sed -n 's/^[[:space:]]*Public Key Algorithm:[[:space:]]*//p' | head -n 1))"
   # The certificate's public key info (DER, upper-case hex) and, for RSA, its modulus.
   served_spki=$(openssl x509 -noout -pubkey <<<"$cert" | openssl pkey -pubin -outform DER | od -An -v -tx1 |
                 tr -d ' \n' | tr a-f A-F)
@@ -111,7 +128,7 @@ check_certificate() {
   [[ $local_key == CK_TRUE ]] || fail+=("$what: CKA_LOCAL is false: the key was made outside the token and imported, so copies may exist")
 }
 
-fail=()
+fail=() seen=()
 for offer in "${lists[@]}"; do
   check_certificate "$offer"
 done
@@ -120,4 +137,4 @@ if ((${#fail[@]})); then
   printf '  %s\n' "${fail[@]}" >&2
   exit 1
 fi
-echo "The key of each certificate $target presents (${#lists[@]}) is in slot $SLOT (token model ${model:-unknown}): private, sensitive, never extractable, generated in the token; $stored; not exportable through PKCS #11."
+echo "The key of each certificate $target presents (${#seen[@]}) is in slot $SLOT (token model ${model:-unknown}): private, sensitive, never extractable, generated in the token; $stored; not exportable through PKCS #11."
