@@ -17,7 +17,17 @@ die() { echo "check-token-site-files: $*" >&2; exit 1; }
 for tool in pgrep openssl stat; do
   command -v "$tool" >/dev/null || die "$tool is missing: install procps, openssl and coreutils."
 done
-pid=$(pgrep -o -x apache2 || pgrep -o -x httpd || true)
+# httpd's parent: a live apache2 or httpd process whose own parent is neither. An httpd that ended but was not
+# reaped (a zombie, state Z: seen in containers started without an init) has no environment left to read.
+pid=
+for candidate in $(pgrep -x apache2 || true) $(pgrep -x httpd || true); do
+  status=$(cat "/proc/$candidate/status" 2>/dev/null) || continue
+  [[ $(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' <<<"$status") != Z ]] || continue
+  parent=$(sed -n 's/^PPid:[[:space:]]*//p' <<<"$status")
+  case $(cat "/proc/$parent/comm" 2>/dev/null) in apache2 | httpd) continue ;; esac
+  pid=$candidate
+  break
+done
 [[ -n $pid ]] || die "no httpd (apache2 or httpd) is running."
 conf=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^OPENSSL_CONF=//p')
 [[ -n $conf ]] || die "httpd (pid $pid) runs without OPENSSL_CONF: it cannot load pkcs11-provider, so its key is not in the token (see the page's OPENSSL_CONF step)."

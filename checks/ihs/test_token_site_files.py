@@ -1,0 +1,50 @@
+"""check-token-site-files.sh on the Apache token site with a dead, unreaped httpd beside the running one (issue 42,
+item 10): in a container started without an init, an httpd that ended stays a zombie named apache2, older than the
+running parent. The check finds the live parent and passes; the check as it was (checks/ihs/bad/) read the
+zombie's environment, which is gone, and stopped with "No such process".
+
+On amd64 only: process selection does not depend on the architecture.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from checks.hosts.apache import TOKEN_KEY, put, serve_token, start
+from checks.hosts.steps import snippet_path
+from checks.hosts.util import ok, output
+
+CHECK = "ihs/apache/check-token-site-files.sh"
+BAD = Path(__file__).resolve().parent / "bad"
+# A process named apache2 that ends at once under a parent that never reaps it: a zombie, as an httpd parent
+# left behind in a container without an init.
+ZOMBIE = """
+import os, time
+if os.fork() == 0:
+    os.execv("/tmp/zombie/apache2", ["apache2"])
+time.sleep(600)
+"""
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_dead_unreaped_httpd_beside_the_running_one_does_not_fail_the_check(fresh_host):
+    host = fresh_host
+    serve_token(host)
+    ok(host, "apache2ctl stop; for i in $(seq 100); do pgrep -x apache2 >/dev/null || exit 0; sleep 0.1; done; exit 1")
+    put(host, "/tmp/zombie.py", ZOMBIE)
+    ok(host, "mkdir -p /tmp/zombie && cp /bin/true /tmp/zombie/apache2 && "
+             "(setsid python3 /tmp/zombie.py </dev/null >/dev/null 2>&1 &) && "
+             "for i in $(seq 50); do ps -o stat= -C apache2 | grep -q Z && exit 0; sleep 0.1; done; exit 1")
+    start(host)  # the page's site step: httpd runs again, younger than the zombie
+    states = ok(host, "ps -o pid=,stat=,comm= -C apache2")
+    assert "Z" in states, states
+    checked = host.run(f"bash {snippet_path(CHECK)}")
+    assert checked.rc == 0, output(checked)
+    parent = ok(host, "cat /run/apache2/apache2.pid").strip()
+    assert checked.stdout.startswith(f"httpd (pid {parent}) uses "), output(checked)
+    put(host, "/tmp/old-check.sh", (BAD / "check-token-site-files-reads-the-oldest-apache2.sh").read_text())
+    old = host.run("bash /tmp/old-check.sh")
+    assert old.rc == 1, output(old)
+    assert "/environ: No such process" in old.stderr, output(old)  # the zombie's environment is gone
