@@ -135,6 +135,29 @@ def test_doctor_names_the_signature_the_host_has(doctor_target, signature):
     assert any(sig.user_sees.split(":")[0] in line for line in seen), done.stdout
 
 
+@pytest.mark.only_hosts("debian13-amd64")  # the unreaped daemon is made on amd64 only (NATIVE_ONLY says why)
+@pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
+def test_an_unreaped_slot_daemon_beside_a_live_one_is_not_named(doctor_target):
+    """A leftover: a pkcsslotd that ended and was not reaped, and a new one started after it that serves the tokens.
+    Doctor judges the live one (before, it took the oldest, the zombie, and named slotd-defunct)."""
+    host, inventory, _, _ = doctor_target
+    try:
+        host.run_expect([0], UNREAPED)
+        host.run_expect([0], "rm -f /run/opencryptoki/pkcsslotd.pid /run/opencryptoki/pkcsslotd.socket && pkcsslotd && "
+                             "for i in $(seq 60); do timeout 5 pkcsconf -t >/dev/null 2>&1 && exit 0; sleep 0.5; done; "
+                             "exit 1")
+        states = host.check_output("ps -o stat= -C pkcsslotd")
+        assert "Z" in states, states
+        assert any(not s.startswith("Z") for s in states.split()), states
+        done = doctor(inventory)
+    finally:
+        host.run("kill $(cat /run/zr-unreaper.pid); "
+                 "for i in $(seq 50); do ps -o stat= -C pkcsslotd | grep -q Z || exit 0; sleep 0.2; done")
+        start_pkcsslotd(host)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "none of the known signatures" in done.stdout, done.stdout
+
+
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
 def test_a_hung_slot_daemon_costs_the_probe_s_limit_once_and_leaves_nothing_running(doctor_target):
     host, inventory, fleet, _ = doctor_target

@@ -22,8 +22,13 @@ wait_s=${LOOK_SECONDS:-10}
 answers=yes  # no when the slot daemon hangs: pkcsconf would wait for it, so it is asked only once
 
 # The slot daemon: not running, a zombie nobody reaped (defunct), stopped by a signal, or not answering.
-slotd=$(pgrep -o -x pkcsslotd || true)
-state=$([[ -n $slotd ]] && ps -o stat= -p "$slotd" 2>/dev/null | tr -d ' ' || true)
+# A live daemon counts first: an unreaped one beside it is a leftover, not the daemon that serves the tokens.
+slotd='' state=''
+for pid in $(pgrep -x pkcsslotd || true); do
+  s=$(ps -o stat= -p "$pid" 2>/dev/null | tr -d ' ' || true)
+  [[ -n $s ]] || continue
+  if [[ -z $slotd || ($state == Z* && $s != Z*) ]]; then slotd=$pid state=$s; fi
+done
 if [[ -z $slotd ]]; then
   say slotd-stopped "the slot daemon pkcsslotd is not running"
 elif [[ $state == Z* ]]; then
