@@ -4,8 +4,11 @@ On a host with the token site (TOKEN_KEY), the crypto chapter's FIPS step writes
 page's configuration for FIPS mode is installed (with the host's library triplet on amd64, zrunbook/ihs/
 distro_paths.py), httpd is given it and restarted, and the page's check proves the outcome: the fips and pkcs11
 providers active and the default one not, the token's key signs under the FIPS provider, MD5 refused. httpd then
-serves a TLS 1.3 handshake with the key in the token. Negative cases: the token page's ordinary configuration (no
-FIPS provider) and the FIPS configuration without pkcs11-module-assume-fips (the token key cannot be used).
+serves a TLS 1.3 handshake with the key in the token. The site's key is the page's FIPS key, RSA 4096 on
+openCryptoki 3.23 (fips_key).
+Negative cases: the token page's ordinary configuration (no FIPS provider), the FIPS configuration without
+pkcs11-module-assume-fips (the token key cannot be used), and the ordinary RSA 2048 key (libica 4.4.2 in FIPS mode
+refuses it).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import re
 import pytest
 
 from checks.hosts.apache import (
+    CA,
     OPENSSL_PKCS11_CONF,
     QEMU_SIGALGS,
     TOKEN_KEY,
@@ -24,12 +28,14 @@ from checks.hosts.apache import (
     start,
 )
 from checks.hosts.steps import arch, run_snippet, snippet_path
+from checks.hosts.token import token_env
 from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
 from zrunbook.ihs.distro_paths import on_host
 
 FIPS_CONF = "ihs/apache/openssl-pkcs11-provider-fips-ubuntu-debian.conf"
 CHECK = "ihs/apache/check-token-fips.sh"
+KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
 ENABLE_FIPS = "crypto/fips/enable-openssl-fips-provider.sh"
 FIPS_CONF_PATH = "/etc/ssl/openssl-pkcs11-fips.conf"  # where the page saves it
 SITE_FILE = "/etc/apache2/sites-available/tls.conf"
@@ -47,6 +53,23 @@ def check(host, conf: str):
 
 def fips_text() -> str:
     return (SNIPPETS / FIPS_CONF).read_text(encoding="utf-8")
+
+
+FIPS_LABEL = "apachekey-4096"
+FIPS_CSR, FIPS_CERT = "/etc/ssl/www.example.com-4096.csr", "/etc/ssl/certs/www.example.com-4096.crt"
+
+
+def fips_key(host) -> None:
+    """The page's FIPS key on openCryptoki 3.23: the key step with RSA_BITS=4096 under its own label (libica 4.4.2
+    in FIPS mode refuses RSA below 3072 bits, and p11sak makes 3072 only from 3.26), the test CA's certificate for
+    it, and the site pointed at both."""
+    made = host.run(f"{token_env()} RSA_BITS=4096 KEY_LABEL={FIPS_LABEL} CSR={FIPS_CSR} "
+                    f"bash {snippet_path(KEY_STEP)}")
+    assert made.rc == 0, output(made)
+    assert "generated RSA 4096 key pair" in made.stdout, output(made)
+    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path('ihs/apache/test-ca.sh')} sign {FIPS_CSR} {FIPS_CERT}")
+    host.run_expect([0], f"sed -i -e 's#^\\( *SSLCertificateFile \\).*#\\1{FIPS_CERT}#'"
+                         f" -e 's#object=apachekey;#object={FIPS_LABEL};#' {SITE_FILE}")
 
 
 def serve_in_fips_mode(host) -> str:
@@ -67,13 +90,14 @@ def serve_in_fips_mode(host) -> str:
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_site_in_fips_mode_signs_in_the_token_and_refuses_md5(fresh_host):
     ca = serve_token(fresh_host)
+    fips_key(fresh_host)
     install_fips_conf(fresh_host, fips_text())
     r = check(fresh_host, FIPS_CONF_PATH)
     assert r.rc == 0, output(r)
     assert re.search(r"FIPS provider 3\.5\.\S+ and pkcs11-provider active \(active: [a-z0-9 ]+\); MD5 refused\.",
                      r.stdout), r.stdout
     assert "default" not in re.search(r"\(active: ([a-z0-9 ]+)\)", r.stdout).group(1)
-    assert "signed in the token under FIPS: pkcs11:token=IBMICATOK;object=apachekey;type=private" in r.stdout
+    assert f"signed in the token under FIPS: pkcs11:token=IBMICATOK;object={FIPS_LABEL};type=private" in r.stdout
     serve_in_fips_mode(fresh_host)
     sig = ("-sigalgs", QEMU_SIGALGS) if arch(fresh_host) == "s390x" else ()
     groups = {}
@@ -99,9 +123,35 @@ def test_fips_token_check_fails_without_assume_fips(fresh_host):
     """Without pkcs11-module-assume-fips pkcs11-provider offers nothing to fips=yes queries: the token key
     cannot be used, and the check says so."""
     serve_token(fresh_host)
+    fips_key(fresh_host)
     text = fips_text()
     assert "pkcs11-module-assume-fips = true\n" in text
     install_fips_conf(fresh_host, text.replace("pkcs11-module-assume-fips = true\n", ""), "/tmp/no-assume.conf")
     r = check(fresh_host, "/tmp/no-assume.conf")
     assert r.rc == 1, output(r)
     assert "did not sign" in r.stderr
+
+
+@pytest.mark.snippet(CHECK, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_fips_token_check_fails_for_the_rsa_2048_key_libica_refuses_in_fips_mode(fresh_host):
+    """The token page's ordinary key (RSA 2048) under the FIPS configuration: the check names its size, which libica
+    4.4.2 in FIPS mode refuses (the hosts' libica 4.4.1 and the soft token would still sign: checked as written)."""
+    serve_token(fresh_host)
+    install_fips_conf(fresh_host, fips_text())
+    r = check(fresh_host, FIPS_CONF_PATH)
+    assert r.rc == 1, output(r)
+    assert "is RSA 2048: libica 4.4.2 and later refuse RSA below 3072 bits in FIPS mode" in r.stderr, output(r)
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(KEY_STEP, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_the_key_step_says_that_p11sak_3_23_makes_no_rsa_3072_key(fresh_host):
+    """The size FIPS needs at least, 3072, is not in p11sak's list before openCryptoki 3.26 (p11sak.c's
+    p11sak_rsa_keybits in 3.23.0): the step stops with the size to use instead, before anything is made."""
+    r = fresh_host.run(f"{token_env()} RSA_BITS=3072 KEY_LABEL=apachekey-3072 CSR=/tmp/x.csr "
+                       f"bash {snippet_path(KEY_STEP)}")
+    assert r.rc == 2, output(r)
+    assert "makes RSA keys of 512, 1024, 2048 or 4096 bits only (3072 from openCryptoki 3.26)" in r.stderr, output(r)
+    assert fresh_host.run("test -e /tmp/x.csr").rc == 1

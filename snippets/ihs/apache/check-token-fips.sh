@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that an httpd OpenSSL configuration for FIPS mode with the key in the token does what it says: the fips and
 # pkcs11 providers are active and the default provider is not, each key of the site that is in the token signs (the
-# signature verified with its certificate's public key by the FIPS provider), and MD5 is refused.
+# signature verified with its certificate's public key by the FIPS provider), each RSA key has 3072 bits or more
+# (libica 4.4.2 in FIPS mode refuses smaller ones, so the ICA token could not use it), and MD5 is refused.
 # Usage: check-token-fips.sh CONFIG SITE   e.g. /etc/ssl/openssl-pkcs11-fips.conf /etc/apache2/sites-available/tls.conf
 # Run as root (pkcs11-provider reads the token's PIN file). It changes nothing.
 set -euo pipefail
@@ -36,7 +37,13 @@ for pair in "${pairs[@]}"; do
   cert=${pair%% *} key=${pair#* }
   openssl x509 -in "$cert" -noout -pubkey >"$tmp/pub.pem" || die "cannot read the certificate $cert."
   opts=(-pkeyopt digest:sha256)
-  [[ $(openssl pkey -pubin -in "$tmp/pub.pem" -noout -text) == *"ASN1 OID"* ]] && opts=()  # ECDSA: the digest as is
+  text=$(openssl pkey -pubin -in "$tmp/pub.pem" -noout -text)
+  [[ $text == *"ASN1 OID"* ]] && opts=()  # ECDSA: the digest as is
+  bits=$(sed -n 's/^Public-Key: (\([0-9]*\) bit).*/\1/p' <<<"$text")
+  if [[ $text != *"ASN1 OID"* ]] && ((${bits:-0} < 3072)); then
+    die "the key $key is RSA ${bits:-?}: libica 4.4.2 and later refuse RSA below 3072 bits in FIPS mode, so the ICA" \
+      "token cannot sign with it there. Make a 3072-bit key (RSA_BITS=3072) or a P-256 key for the site."
+  fi
   openssl pkeyutl -sign -inkey "$key" "${opts[@]}" -in "$tmp/digest" -out "$tmp/sig" 2>"$tmp/err" ||
     die "the key $key did not sign with $OPENSSL_CONF: $(tail -n 1 "$tmp/err")"
   openssl pkeyutl -verify -pubin -inkey "$tmp/pub.pem" "${opts[@]}" -in "$tmp/digest" -sigfile "$tmp/sig" >/dev/null ||

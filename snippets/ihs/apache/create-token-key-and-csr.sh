@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Generate httpd's key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
 # the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later.
-# Usage: create-token-key-and-csr.sh [rsa|ec]   rsa: RSA 2048 (the default); ec: ECDSA on NIST P-256
-# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, PIN_FILE, and PKCS11_LIB, which
-# defaults to openCryptoki's library on RHEL, SLES, Ubuntu and Debian.
+# Usage: create-token-key-and-csr.sh [rsa|ec]   rsa: RSA of RSA_BITS (2048 unless set); ec: ECDSA on NIST P-256
+# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, PIN_FILE, RSA_BITS (2048, 3072 or 4096:
+# a FIPS site needs 3072 or more, since libica 4.4.2 in FIPS mode refuses smaller RSA keys; p11sak makes 3072 only
+# from openCryptoki 3.26 on, so before it use 4096), and PKCS11_LIB, which defaults to openCryptoki's library on
+# RHEL, SLES, Ubuntu and Debian.
 set -euo pipefail
 
 (($# <= 1)) || { echo "Usage: $0 [rsa|ec]" >&2; exit 2; }
@@ -14,11 +16,15 @@ PIN_FILE="${PIN_FILE:-/etc/ssl/private/apache-token.pin}"
 OPENSSL_PKCS11_CONF="${OPENSSL_PKCS11_CONF:-/etc/ssl/openssl-pkcs11.conf}"
 case "$KEY_TYPE" in
     rsa) KEY_LABEL="${KEY_LABEL:-apachekey}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME.csr}"
-         key_size=2048; key_name="RSA 2048"; csr_hash=-sha512 ;;
+         key_size="${RSA_BITS:-2048}"; key_name="RSA $key_size"; csr_hash=-sha512 ;;
     ec)  KEY_LABEL="${KEY_LABEL:-apachekey-ec}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME-ecdsa.csr}"
          key_size=prime256v1; key_name="ECDSA P-256"; csr_hash=-sha256 ;;
     *)   echo "The key type '$KEY_TYPE' is neither rsa nor ec (usage: $0 [rsa|ec])." >&2; exit 2 ;;
 esac
+if [[ $KEY_TYPE == rsa && ! $key_size =~ ^(2048|3072|4096)$ ]]; then
+    echo "RSA_BITS=$key_size: give 2048, 3072 or 4096 (3072 or more for a FIPS site)." >&2
+    exit 2
+fi
 : "${TOKEN_USER_PIN:?set TOKEN_USER_PIN to the user PIN of token $TOKEN_LABEL}"
 
 # openCryptoki's library where RHEL/SLES and Ubuntu/Debian install it.
@@ -38,6 +44,12 @@ if [[ -z "$p11sak_version" ]] || ! printf '3.21\n%s\n' "$p11sak_version" | sort 
     echo "p11sak ${p11sak_version:-(version unknown)} is older than openCryptoki 3.21, which this step needs:" \
         "update openCryptoki." >&2
     exit 1
+fi
+# Before 3.26 p11sak takes RSA key sizes from a list: 512, 1024, 2048 and 4096.
+if [[ $KEY_TYPE == rsa && $key_size == 3072 ]] && ! printf '3.26\n%s\n' "$p11sak_version" | sort -C -V; then
+    echo "p11sak $p11sak_version makes RSA keys of 512, 1024, 2048 or 4096 bits only (3072 from openCryptoki 3.26):" \
+        "use RSA_BITS=4096 (a FIPS site needs 3072 or more)." >&2
+    exit 2
 fi
 [[ -f "$PKCS11_LIB" ]] || { echo "openCryptoki's library $PKCS11_LIB does not exist (RHEL/SLES have $RHEL_SLES_LIB," \
     "Ubuntu/Debian $UBUNTU_DEBIAN_LIB): install openCryptoki or set PKCS11_LIB." >&2; exit 1; }
