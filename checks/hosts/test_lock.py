@@ -236,7 +236,8 @@ def test_the_openssl_row_names_the_locked_openssl_of_both_hosts():
 def test_the_patched_levels_table_holds_for_the_locked_opencryptoki_and_pkcs11_provider():
     rows = facts.table("crypto/fixed-versions")
     fixes = [r["fixed version"] for r in rows if r["component"] == "opencryptoki"
-             and r["distribution"] == "Debian 13 (trixie)" and r["fixed version"] not in ("none", "not affected", "not confirmed")]
+             and r["distribution"] == "Debian 13 (trixie)"
+             and r["fixed version"] not in ("none", "not affected", "not confirmed")]
     assert fixes
     for host, version in _versions("opencryptoki").items():
         for fix in fixes:

@@ -19,6 +19,7 @@ from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
 from checks.hosts.steps import start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
+from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.verify.doctor import BY_ID, SIGNATURES
 
@@ -79,7 +80,7 @@ def doctor_target(request, zr_host_pool):
 
 
 def doctor(inventory: Path, host: str = "web1"):
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env = reader_env()
     return subprocess.run([sys.executable, "-m", "zrunbook", "doctor", "--inventory", str(inventory),
                            "--profile", str(PROFILE), "--host", host], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=300, check=False)

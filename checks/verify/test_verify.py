@@ -28,6 +28,7 @@ from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
 from checks.hosts.token import PINS
+from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.verify.steps import BY_ID, STEPS
 
@@ -64,7 +65,7 @@ pytestmark = [pytest.mark.xdist_group("verify"), pytest.mark.only_hosts("debian1
 
 
 def verify(inventory: Path, out: Path, *extra: str, pin: str | None = PINS["TOKEN_USER_PIN"]):
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env = reader_env()
     env.pop("TOKEN_USER_PIN", None)
     if pin is not None:
         env["TOKEN_USER_PIN"] = pin

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.verify import profile as prof
 from zrunbook.verify import target
@@ -27,7 +27,7 @@ INVENTORY = """all:
 
 
 def verify(*args: str):
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env = reader_env()
     return subprocess.run([sys.executable, "-m", "zrunbook", "verify", *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120, check=False)
 

@@ -25,6 +25,7 @@ from checks.hosts.apache import PIN_FILE, TOKEN_KEY
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
 from checks.hosts.token import LABEL, PINS, slot_of
+from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.verify import pins
 from zrunbook.verify.target import STEP_SECONDS
@@ -50,7 +51,7 @@ ONE_PROCESS = " ".join(shlex.quote(line) for line in (
 
 def verify(inventory: Path, out: Path, *extra: str, profile: Path = PROFILE, **pin_vars: str):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_PIN")}
-    env.update(pin_vars, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    env.update(pin_vars, PATH=reader_env()["PATH"])
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "zrunbook", "verify", "--inventory", str(inventory),
                            "--profile", str(profile), "--out", str(out), *extra],

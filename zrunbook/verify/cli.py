@@ -45,6 +45,7 @@ def main(argv: list[str]) -> int:
         print(f"zrunbook verify: {exc}", file=sys.stderr)
         return said(2)
     workers = args.workers or min(len(hosts), MAX_WORKERS)
+    target.tools_on_path()  # the pytest run's workers find ansible-inventory without the caller's PATH
     Path(args.out).mkdir(parents=True, exist_ok=True)
     done = subprocess.run(pytest_command(args.inventory, args.profile, args.limit, args.out, workers), check=False)
     print(f"zrunbook verify: reports in {args.out}/verify.html, verify.json, verify.xml")

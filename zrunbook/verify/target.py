@@ -51,6 +51,16 @@ class ToolMissing(RuntimeError):
     pass
 
 
+def tools_on_path() -> None:
+    """Put this virtualenv's bin folder first on PATH when Ansible's programs are there: pytest-testinfra's Ansible
+    backend runs ``ansible-inventory`` by name, so ``.tox/verify/bin/python -m zrunbook verify`` from a shell whose
+    PATH lacks that folder ended in a pytest internal error. The pytest run and the doctor inherit it."""
+    beside = Path(sys.executable).parent
+    parts = os.environ.get("PATH", "").split(os.pathsep)
+    if (beside / "ansible-inventory").exists() and str(beside) not in parts:
+        os.environ["PATH"] = os.pathsep.join([str(beside), *[p for p in parts if p]])
+
+
 def read_inventory(path: str) -> dict:
     env = {**os.environ, "ANSIBLE_INVENTORY_UNPARSED_FAILED": "true", "ANSIBLE_VERBOSITY": "0",
            "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "true", "ANSIBLE_NOCOLOR": "1"}
@@ -143,6 +153,7 @@ def connect(inventory_path: str, name: str):
     variables into its ssh backend (None for a connection other than ssh/paramiko, refused in ``_ssh``)."""
     import testinfra  # here: the guide's build reads this package's tables without pytest-testinfra
 
+    tools_on_path()
     ansible = testinfra.get_host(f"ansible://{name}", ansible_inventory=inventory_path).backend
     return ansible.ansible_runner.get_host(name) or ansible
 
