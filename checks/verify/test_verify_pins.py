@@ -199,7 +199,8 @@ def test_each_token_has_its_own_pin_variable(pin_fleet, tmp_path):
         wrong = verify(own, out / "own-wrong", profile=profile, TOKEN_USER_PIN=PINS["TOKEN_USER_PIN"],
                        WEB3_PIN=WRONG_PIN)
         assert failed_logins({"web3": web3})["web3"] == 1
-        assert "refused the PIN" in wrong.rows[("web3", "apache-key-in-token")]["message"]
+        refused = wrong.rows[("web3", "apache-key-in-token")]["message"]
+        assert "refused the PIN in WEB3_PIN (given to the check as TOKEN_USER_PIN)" in refused, refused
         assert {wrong.rows[(h, "apache-key-in-token")]["verdict"] for h in ("web1", "web2")} == {"passed"}
     finally:
         del fleet.hosts["web3"]["zrunbook_apache_token"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.guide.outcomes import declared
 from zrunbook.verify.steps import OUTCOMES_NOT_VERIFIED, STEPS
@@ -46,3 +48,23 @@ def test_each_doctor_signature_links_to_a_place_in_the_guide():
     for sig in SIGNATURES:
         text = (DOCS / f"{sig.page}.md").read_text(encoding="utf-8")
         assert re.search(rf"^\({re.escape(sig.label)}\)=\n#+ ", text, re.M), f"{sig.page}: no ({sig.label})= heading"
+
+
+@pytest.mark.parametrize(("verdict", "recorded"), [("passed", "passed"), ("failed", "failed"),
+                                                     ("cannot tell", "cannot tell"), ("crashed", "failed")])
+def test_the_reports_keep_cannot_tell_apart_from_failed(verdict, recorded):
+    """verify.json and verify.html are made from the rows Reports keeps: a step that could not decide stays
+    'cannot tell' although its test failed (it used to be recorded as 'failed'); an error inside verify itself
+    (here a verdict verify never gives) is a failure with pytest's words."""
+    from types import SimpleNamespace
+
+    from zrunbook.verify.plugin import Reports
+
+    reports = Reports(config=None)
+    row = {"host": "web1", "step": "apache-token-signs", "verdict": verdict, "message": "its words"}
+    reports.pytest_runtest_logreport(SimpleNamespace(
+        when="call", failed=verdict != "passed", user_properties=[("zr_verdict", row)],
+        longreprtext="Traceback ...\nE   RuntimeError: verify's own error"))
+    assert [r["verdict"] for r in reports.rows] == [recorded]
+    if verdict == "crashed":
+        assert reports.rows[0]["message"] == "E   RuntimeError: verify's own error"

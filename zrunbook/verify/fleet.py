@@ -108,5 +108,7 @@ def test_step(verify_host, verify_step, verify_setup, verify_connections, reques
         if result.rc == target.TIMED_OUT:
             err.append(f"no answer within {target.STEP_SECONDS} s: the host ended the step and everything it started")
         reasons = "\n".join((err or said or [f"exit status {result.rc}"])[-20:])
+        if token is not None and token.pin_env != "TOKEN_USER_PIN":  # the snippet's name for what the reader set
+            reasons = reasons.replace("TOKEN_USER_PIN", f"{token.pin_env} (given to the check as TOKEN_USER_PIN)")
         verdict("cannot tell" if result.rc == CANNOT_TELL else "failed", reasons)
     row["message"] = said[-1] if said else ""

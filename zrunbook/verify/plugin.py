@@ -120,7 +120,9 @@ class Reports:
         if report.when != "call" or row is None:
             return
         row = dict(row)
-        if report.failed and row["verdict"] != "failed":  # an error in verify itself: a failure, with its words
+        # A failed test whose verdict is neither "failed" nor "cannot tell" is an error in verify itself: a failure,
+        # with its words. "cannot tell" fails the test too (so pytest's exit status counts it) and stays itself.
+        if report.failed and row["verdict"] not in ("failed", "cannot tell"):
             row["verdict"], row["message"] = "failed", report.longreprtext.strip().splitlines()[-1][:500]
         self.rows.append(row)
 
