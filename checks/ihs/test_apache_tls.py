@@ -29,6 +29,7 @@ from checks.hosts.apache import (
     serve_files,
     serve_token,
     serve_token_ecdsa,
+    start,
     token_public_key,
 )
 from checks.hosts.steps import arch, run_snippet, snippet_path
@@ -464,6 +465,36 @@ def test_key_in_token_check_fails_for_an_ecdsa_key_in_a_file(fresh_host):
     assert off.rc == 5, off.stdout + off.stderr
     assert "cannot tell: openCryptoki's statistics are switched off" in off.stderr
 
+
+HYBRID = "crypto/verify/check-hybrid-group.sh"
+
+
+@pytest.mark.snippet(HYBRID, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_the_hybrid_group_check_passes_on_the_token_site(fresh_host):
+    serve_token(fresh_host)
+    sig = f"SIGALGS={shlex.quote(QEMU_SIGALGS)} " if arch(fresh_host) == "s390x" else ""
+    r = fresh_host.run(f"{sig}SERVER_NAME=www.example.com bash {snippet_path(HYBRID)} localhost:443")
+    assert r.rc == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == "localhost:443 agrees to the key exchange X25519MLKEM768 over TLS 1.3."
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(HYBRID, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_the_hybrid_group_check_fails_when_the_groups_line_drops_it(fresh_host):
+    """The site's Groups line without X25519MLKEM768: classical clients still connect, the check fails; asked for a
+    group this OpenSSL does not know, it cannot tell (exit 5)."""
+    ca = serve_token(fresh_host)
+    fresh_host.run_expect([0], "sed -i 's/Groups X25519MLKEM768:/Groups /' /etc/apache2/sites-available/tls.conf")
+    start(fresh_host)
+    assert handshake(fresh_host, ca, "-tls1_3").rc == 0  # nothing else notices
+    r = fresh_host.run(f"SERVER_NAME=www.example.com bash {snippet_path(HYBRID)} localhost:443")
+    assert r.rc == 1, r.stdout + r.stderr
+    assert "does not agree to X25519MLKEM768 over TLS 1.3" in r.stderr, r.stderr
+    unknown = fresh_host.run(f"GROUP=NoSuchGroup SERVER_NAME=www.example.com bash {snippet_path(HYBRID)} localhost:443")
+    assert unknown.rc == 5, unknown.stdout + unknown.stderr
+    assert "cannot tell: this openssl" in unknown.stderr
 
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK_KEY, checker="apache-tls")

@@ -66,6 +66,9 @@ STEPS: tuple[Step, ...] = (
     Step("apache-protocols", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: it answers no handshake that "
          "offers only TLS 1.0 or 1.1, and serves TLS 1.2 or 1.3", "apache", "crypto/verify/check-tls-protocols.sh",
          LOGIN, ("SERVER_NAME", "SIGALGS"), ("endpoint",)),
+    Step("apache-hybrid-group", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: it agrees to the hybrid "
+         "post-quantum key exchange X25519MLKEM768 over TLS 1.3", "apache", "crypto/verify/check-hybrid-group.sh",
+         LOGIN, ("SERVER_NAME", "SIGALGS"), ("endpoint",)),
     Step("apache-site-files", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: its OpenSSL configuration "
          "includes the system's policy, and its PIN file is root's alone", "apache",
          "ihs/apache/check-token-site-files.sh", ROOT, (), ()),
