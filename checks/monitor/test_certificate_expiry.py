@@ -1,5 +1,6 @@
 """verify's certificate-expiry step (snippets/monitor/check-certificate-expiry.sh) against the token site on a container
-host: the test CA's 90-day certificate passes the default 30 days and fails a threshold it does not reach.
+host: the test CA's 90-day certificate passes the default 30 days and fails a threshold it does not reach; a server
+certificate that is fine but rests on a CA that ends in 5 days fails, naming the CA.
 
 amd64 only: the check reads a date from one handshake; nothing in it depends on the architecture (the verify fleet
 test runs it on both hosts through make verify)."""
@@ -36,3 +37,22 @@ def test_the_served_certificate_is_valid_for_30_days_and_fails_a_threshold_beyon
     assert other.rc == 1, output(other)
     assert "no certificate from 127.0.0.1:443" in other.stderr, output(other)
     assert run_snippet(fresh_host, SNIPPET, "no-port").rc == 2
+
+
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_ca_that_ends_in_5_days_fails_the_check_while_the_server_certificate_is_fine(fresh_host):
+    start_pkcsslotd(fresh_host)
+    apache.serve_token(fresh_host)
+    ca = "/root/short-ca"
+    fresh_host.run_expect([0], f"mkdir -p {ca} && openssl req -x509 -newkey rsa:2048 -noenc -keyout {ca}/ca.key "
+                               f"-out {ca}/ca.crt -days 5 -subj '/CN=short-lived CA' -addext "
+                               "basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null")
+    fresh_host.run_expect([0], f"openssl x509 -req -in /etc/ssl/www.example.com.csr -CA {ca}/ca.crt -CAkey {ca}/ca.key "
+                               "-days 90 -copy_extensions copyall -out /etc/ssl/certs/www.example.com.crt 2>/dev/null")
+    apache.start(fresh_host)
+    r = fresh_host.run(f"CA_FILE={ca}/ca.crt {CHECK}")
+    assert r.rc == 1, output(r)
+    assert "the CA certificate 'CN=short-lived CA' that 127.0.0.1:443's certificate rests on expires on" in r.stderr, \
+        output(r)
+    assert "in 4 day(s): less than 30" in r.stderr, output(r)
+    assert fresh_host.run(f"CERT_DAYS=3 CA_FILE={ca}/ca.crt {CHECK}").rc == 0  # the server's own is fine

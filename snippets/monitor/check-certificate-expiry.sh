@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Proves that the certificate a site serves is valid for CERT_DAYS more days (default 30): the one clients get,
-# read from one TLS connection with certificate checking, not a file that may not be the one loaded. It changes
-# nothing on the server. Run as any user:   bash check-certificate-expiry.sh HOST:PORT [SERVER_NAME]
+# read from one TLS connection with certificate checking, not a file that may not be the one loaded, and so is
+# every CA certificate its chain rests on: the ones the server sends and the one in CA_FILE that issued the last of
+# them (a CA that ends first stops every handshake as surely as the server's own). It changes nothing on the
+# server. Run as any user:   bash check-certificate-expiry.sh HOST:PORT [SERVER_NAME]
 # CA_FILE: the PEM file of the CA that signed the server certificate. SIGALGS (optional): the signature schemes to
 # offer (the first list, as for the key check). Exit status: 0 valid for CERT_DAYS days or more, 1 it expires
 # sooner or the connection failed (said which), 2 bad input.
@@ -22,13 +24,46 @@ sig=()
 [[ -z ${lists[0]:-} ]] || sig=(-sigalgs "${lists[0]}")
 
 said=$(timeout 30 openssl s_client -connect "$target" -servername "$name" -CAfile "$CA_FILE" -verify_return_error \
-  "${sig[@]}" </dev/null 2>&1 || true)
+  -showcerts "${sig[@]}" </dev/null 2>&1 || true)
 pem=$(openssl x509 2>/dev/null <<<"$said" || true)
-[[ -n $pem ]] ||
+# -showcerts prints the server's certificates before the check of them ends: only a verified handshake counts.
+if [[ -z $pem ]] || ! grep -q '^Verify return code: 0 (ok)' <<<"$said"; then
   die "no certificate from $target: $(grep -m 1 -i 'error' <<<"$said" || echo 'the connection failed')."
+fi
 end=$(openssl x509 -noout -enddate <<<"$pem")
 end=${end#notAfter=}
 left=$(( ($(date -u -d "$end" +%s) - $(date -u +%s)) / 86400 ))
 openssl x509 -noout -checkend $((days * 86400)) <<<"$pem" >/dev/null ||
   die "the certificate $target ($name) serves expires on $end, in $left day(s): less than $days; renew it."
-echo "$target ($name): the certificate is valid until $end ($left days)"
+
+# The CA certificates: those the server sends after its own, and the one in CA_FILE whose subject is the issuer of
+# the last certificate sent (the trust anchor the handshake was checked with).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+awk -v dir="$tmp" '/-----BEGIN CERTIFICATE-----/ { n++; keep = 1 } keep { print > (dir "/sent-" n ".pem") }
+  /-----END CERTIFICATE-----/ { keep = 0 }' <<<"$said"
+awk -v dir="$tmp" '/-----BEGIN CERTIFICATE-----/ { n++; keep = 1 } keep { print > (dir "/ca-" n ".pem") }
+  /-----END CERTIFICATE-----/ { keep = 0 }' "$CA_FILE"
+sent=$(find "$tmp" -name 'sent-*.pem' | sort -V)
+last=$(tail -n 1 <<<"$sent")
+anchor_subject=$(openssl x509 -noout -issuer -nameopt RFC2253 -in "$last" | sed 's/^issuer=//')
+cas=$(tail -n +2 <<<"$sent")
+for ca in "$tmp"/ca-*.pem; do
+  [[ -e $ca ]] || continue
+  [[ $(openssl x509 -noout -subject -nameopt RFC2253 -in "$ca" 2>/dev/null | sed 's/^subject=//') == "$anchor_subject" ]] &&
+    cas+=$'\n'"$ca"
+done
+seen=() chain=''
+while read -r ca; do
+  [[ -n $ca ]] || continue
+  fingerprint=$(openssl x509 -noout -fingerprint -sha256 -in "$ca" | sed 's/.*=//')
+  [[ " ${seen[*]} " == *" $fingerprint "* ]] && continue
+  seen+=("$fingerprint")
+  subject=$(openssl x509 -noout -subject -nameopt RFC2253 -in "$ca" | sed 's/^subject=//')
+  ca_end=$(openssl x509 -noout -enddate -in "$ca" | sed 's/^notAfter=//')
+  ca_left=$(( ($(date -u -d "$ca_end" +%s) - $(date -u +%s)) / 86400 ))
+  openssl x509 -noout -checkend $((days * 86400)) -in "$ca" >/dev/null ||
+    die "the CA certificate '$subject' that $target's certificate rests on expires on $ca_end, in $ca_left day(s): less than $days; the CA must renew it, and every server it signed needs the new chain."
+done <<<"$cas"
+((${#seen[@]} == 0)) || chain=", and so are the ${#seen[@]} CA certificates of its chain for $days days or more"
+echo "$target ($name): the certificate is valid until $end ($left days)${chain}"

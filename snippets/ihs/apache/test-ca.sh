@@ -26,10 +26,11 @@ command -v openssl >/dev/null || { echo "openssl is missing: install the openssl
 [[ "$SERVER_NAME" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] ||
   { echo "SERVER_NAME='$SERVER_NAME' is not a host name." >&2; exit 2; }
 
+# The CA outlives the certificates it signs (a year against 90 days): a CA that ends first stops them all.
 if [[ ! -s "$CA_DIR/ca.crt" ]]; then
   install -d -m 0700 "$CA_DIR"
   (umask 077 && openssl req -x509 -newkey rsa:2048 -noenc -keyout "$CA_DIR/ca.key" -out "$CA_DIR/ca.crt" \
-    -days 30 -subj "/CN=zrunbook test CA" -addext "basicConstraints=critical,CA:TRUE" \
+    -days 365 -subj "/CN=zrunbook test CA" -addext "basicConstraints=critical,CA:TRUE" \
     -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null)
   chmod 0644 "$CA_DIR/ca.crt"
 fi
