@@ -155,3 +155,18 @@ def test_the_key_step_says_that_p11sak_3_23_makes_no_rsa_3072_key(fresh_host):
     assert r.rc == 2, output(r)
     assert "makes RSA keys of 512, 1024, 2048 or 4096 bits only (3072 from openCryptoki 3.26)" in r.stderr, output(r)
     assert fresh_host.run("test -e /tmp/x.csr").rc == 1
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(FIPS_CONF, CHECK, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_fips_token_check_names_the_library_path_when_the_edit_was_forgotten(fresh_host):
+    """The FIPS file as shipped names IBM Z's library folder; on amd64 without the page's edit OpenSSL says only
+    'pkeyutl: Error loading key'. The check names the path and this machine's."""
+    serve_token(fresh_host)
+    run_snippet(fresh_host, ENABLE_FIPS)
+    copy_to(fresh_host, fips_text(), "/tmp/as-shipped.conf")  # byte for byte: s390x's folder
+    r = check(fresh_host, "/tmp/as-shipped.conf")
+    assert r.rc == 1, output(r)
+    assert ("names the token library /usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so, which does not exist here; "
+            "on this x86_64 machine it is /usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so") in r.stderr, output(r)

@@ -17,6 +17,16 @@ site=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The token library the configuration names must exist here: the file as shipped names IBM Z's folder, and on
+# another machine (or with the edit forgotten) OpenSSL says only "Error loading key".
+module=$(sed -n 's/^[[:space:]]*pkcs11-module-path[[:space:]]*=[[:space:]]*//p' "$OPENSSL_CONF" | tail -n 1)
+if [[ -n $module && ! -f $module ]]; then
+  here=$(sed -E "s#^/usr/lib/[a-z0-9_]+-linux-gnu/#/usr/lib/$(uname -m)-linux-gnu/#" <<<"$module")
+  [[ $here != "$module" && -f $here ]] && die "$OPENSSL_CONF names the token library $module, which does not exist" \
+    "here; on this $(uname -m) machine it is $here: write that as pkcs11-module-path."
+  die "$OPENSSL_CONF names the token library $module, which does not exist: install openCryptoki or correct" \
+    "pkcs11-module-path."
+fi
 providers=$(openssl list -providers 2>&1) || die "openssl could not load $OPENSSL_CONF: $(tail -n 1 <<<"$providers")"
 active=$(awk '/^  [a-z0-9_-]+$/ { name = $1 } /^    status: active/ { printf "%s%s", sep, name; sep = " " }' <<<"$providers")
 [[ " $active " == *" fips "* ]] || die "the fips provider is not active (active: ${active:-none}): check that" \
