@@ -17,7 +17,7 @@ from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
-from checks.hosts.steps import start_pkcsslotd
+from checks.hosts.steps import snippet_path, start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
@@ -42,7 +42,9 @@ UNREAPED = ("pkill -x pkcsslotd; sleep 1; python3 -c 'import ctypes, subprocess,
 NATIVE_ONLY = {"slotd-defunct": pytest.mark.only_hosts("debian13-amd64")}
 REAPED = "kill $(cat /run/zr-unreaper.pid); while pgrep -x pkcsslotd >/dev/null; do sleep 0.2; done"
 # Signatures no check host can be given, and why (the table below covers every other one).
-NOT_MADE = {"pin-to-be-changed": "openCryptoki 3.23 sets USER_PIN_TO_BE_CHANGED only in a token's first, never "
+NOT_MADE = {"so-pin-factory": "making it re-initialises the token, which the shared host keeps: "
+                              "test_a_token_left_at_the_factory_so_pin_is_named makes it on a fresh host",
+            "pin-to-be-changed": "openCryptoki 3.23 sets USER_PIN_TO_BE_CHANGED only in a token's first, never "
                                  "initialised state (init_tokenInfo), which doctor leaves out (the s390x host's "
                                  "unused soft token: the healthy-host test shows it is not named)"}
 # How each signature is made on the host, and undone (shell, as root, through the container engine).
@@ -182,3 +184,19 @@ def test_a_host_not_in_the_inventory_is_named(doctor_target):
     done = doctor(inventory, "web9")
     assert done.returncode == 2
     assert "HOST=web9 is not a host of the inventory" in done.stderr
+
+
+@pytest.mark.only_hosts("debian13-amd64")  # openCryptoki's common code: the flag does not depend on the token
+@pytest.mark.snippet("verify/doctor-probe.sh", checker="testinfra")
+def test_a_token_left_at_the_factory_so_pin_is_named(fresh_host):
+    """A token initialised by hand (pkcsconf -I with openCryptoki's default SO PIN) and never given an SO PIN of its
+    own keeps SO_PIN_TO_BE_CHANGED: the probe names it; after pkcsconf -P it does not."""
+    start_pkcsslotd(fresh_host)
+    slot = slot_of(fresh_host)
+    fresh_host.run_expect([0], f"echo IBMICATOK | pkcsconf -c {slot} -I -S 87654321")
+    probe = fresh_host.run(f"bash {snippet_path('verify/doctor-probe.sh')} root:IBMICATOK")
+    assert probe.rc == 1, probe.stdout + probe.stderr
+    assert "FOUND so-pin-factory: token IBMICATOK: SO_PIN_TO_BE_CHANGED" in probe.stdout, probe.stdout
+    fresh_host.run_expect([0], f"pkcsconf -c {slot} -P -S 87654321 -n {PINS['TOKEN_SO_PIN']}")
+    again = fresh_host.run(f"bash {snippet_path('verify/doctor-probe.sh')} root:IBMICATOK")
+    assert "so-pin-factory" not in again.stdout, again.stdout

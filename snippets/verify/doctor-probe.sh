@@ -52,6 +52,7 @@ else
       (( 16#$flags & 0x40000 )) && say pin-locked "token $label: USER_PIN_LOCKED (flags 0x$flags): three wrong user PINs in a row, no new login"
       (( 16#$flags & 0x20000 )) && say pin-final-try "token $label: USER_PIN_FINAL_TRY (flags 0x$flags): the next wrong user PIN locks it, and pkcs11-provider (Apache) cancels every new login"
       (( 16#$flags & 0x10000 )) && say pin-count-low "token $label: USER_PIN_COUNT_LOW (flags 0x$flags): a wrong user PIN since the last good login"
+      (( 16#$flags & 0x800000 )) && say so-pin-factory "token $label: SO_PIN_TO_BE_CHANGED (flags 0x$flags): its security officer PIN is still the default it was initialised with"
       (( 16#$flags & 0x80000 )) && say pin-to-be-changed "token $label: USER_PIN_TO_BE_CHANGED (flags 0x$flags): its user PIN was never set or changed"
     done < <(awk '/^[[:space:]]*Label:/ { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, ""); label = $0 }
                   /^[[:space:]]*Flags:/ && label != "" { sub(/.*0x/, ""); sub(/[^0-9A-Fa-f].*/, ""); print label, $0; label = "" }' <<<"${listing:-}")

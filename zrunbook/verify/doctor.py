@@ -51,10 +51,16 @@ SIGNATURES = (
               "with an init (--init) that reaps exited processes"),
     *(Signature(f.signature, f"a token's user PIN: {f.name}, {f.means}", see, pins.RECOVER_PAGE,
                 pins.RECOVER_LABEL, f.fix)
-      for f, see in zip(pins.FLAGS, ("nothing: its logins still work", "nothing: its logins still work",
+      for f, see in zip(pins.FLAGS, ("nothing: its logins still work",
+                                     "nothing: its logins still work (pkcs11-provider cancels them: httpd's new "
+                                     "workers fail)",
                                      "CKR_PIN_LOCKED at login",
                                      "CKR_PIN_EXPIRED after login (openCryptoki's source; not made here)"),
                         strict=True)),
+    Signature("so-pin-factory", "a token's security officer PIN is still openCryptoki's default "
+              "(SO_PIN_TO_BE_CHANGED): whoever knows it can set a new user PIN and use every key",
+              "nothing: its logins still work", "how-to/crypto/03-opencryptoki", "doctor-so-pin-factory",
+              "the security officer sets an SO PIN of the site's own (pkcsconf -c SLOT -P)"),
     Signature("pkcs11-group", "the server's user is not in the pkcs11 group", "CKR_FUNCTION_FAILED",
               "how-to/crypto/03-opencryptoki", "doctor-pkcs11-group",
               "add the user with the page's step 2, then restart the server (a running process keeps its groups)"),
