@@ -4,8 +4,9 @@
 # Usage: switch-token-certificate.sh NEW_CERT NEW_KEY_LABEL
 # Environment: SITE_CONF (the site file, default Debian's /etc/apache2/sites-available/tls.conf),
 # OPENSSL_PKCS11_CONF (/etc/ssl/openssl-pkcs11.conf), BACKUP_DIR (/var/backups), TOKEN_LABEL (IBMICATOK),
-# SERVER_NAME (www.example.com), PORT (443). No PIN: the token key is read through the PIN file that
-# OPENSSL_PKCS11_CONF names, as httpd reads it.
+# SERVER_NAME (www.example.com), PORT (443), SIGALGS (optional: the signature schemes its check of the served
+# certificate offers). No PIN: the token key is read through the PIN file that OPENSSL_PKCS11_CONF names, as httpd
+# reads it.
 set -euo pipefail
 
 (($# == 2)) || { echo "Usage: $0 NEW_CERT NEW_KEY_LABEL" >&2; exit 2; }
@@ -90,12 +91,22 @@ for i in "${!certs[@]}"; do ((i + 1 == pair)) || kept+=("${certs[$i]}"); done
 # background: up to 30 s).
 apachectl graceful
 want=$(openssl x509 -in "$new_cert" -noout -fingerprint -sha256)
-# Ask for a signature of the new key's type, so that a site with two pairs shows the one that changed.
-case $new_type in
-  rsaEncryption | rsassaPss) sigalgs=rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA512 ;;
-  id-ecPublicKey) sigalgs=ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512 ;;
-  *) sigalgs= ;;
-esac
+# Ask for a signature of the new key's type, so that a site with two pairs shows the one that changed: the list of
+# SIGALGS for that type when given (one list per key, as the checks take it: where the token cannot make every hash,
+# such as the ICA token under qemu), else every scheme of the type.
+read -r -a lists <<<"${SIGALGS:-}"
+sigalgs=
+for list in "${lists[@]}"; do
+  case $new_type:$list in
+    rsaEncryption:*[Rr][Ss][Aa]* | rsassaPss:*[Rr][Ss][Aa]* | id-ecPublicKey:*ECDSA*) sigalgs=$list; break ;;
+  esac
+done
+if [[ -z $sigalgs ]]; then
+  case $new_type in
+    rsaEncryption | rsassaPss) sigalgs=rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA512 ;;
+    id-ecPublicKey) sigalgs=ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512 ;;
+  esac
+fi
 for ((i = 0; i < 60; i++)); do
   served=$(openssl s_client -connect "127.0.0.1:$PORT" -servername "$SERVER_NAME" ${sigalgs:+-sigalgs "$sigalgs"} \
     </dev/null 2>/dev/null |

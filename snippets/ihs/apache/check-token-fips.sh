@@ -52,7 +52,8 @@ for pair in "${pairs[@]}"; do
   bits=$(sed -n 's/^Public-Key: (\([0-9]*\) bit).*/\1/p' <<<"$text")
   if [[ $text != *"ASN1 OID"* ]] && ((${bits:-0} < 3072)); then
     die "the key $key is RSA ${bits:-?}: libica 4.4.2 and later refuse RSA below 3072 bits in FIPS mode, so the ICA" \
-      "token cannot sign with it there. Make a 3072-bit key (RSA_BITS=3072) or a P-256 key for the site."
+      "token cannot sign with it there. Make the site a key of 3072 bits or more (the key step with 'rsa 4096':" \
+      "p11sak makes 3072 only from openCryptoki 3.26) or a P-256 key."
   fi
   openssl pkeyutl -sign -inkey "$key" "${opts[@]}" -in "$tmp/digest" -out "$tmp/sig" 2>"$tmp/err" ||
     die "the key $key did not sign with $OPENSSL_CONF: $(tail -n 1 "$tmp/err")"

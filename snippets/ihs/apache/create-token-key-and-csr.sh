@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
 # Generate httpd's key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
 # the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later.
-# Usage: create-token-key-and-csr.sh [rsa|ec]   rsa: RSA of RSA_BITS (2048 unless set); ec: ECDSA on NIST P-256
-# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, PIN_FILE, RSA_BITS (2048, 3072 or 4096:
-# a FIPS site needs 3072 or more, since libica 4.4.2 in FIPS mode refuses smaller RSA keys; p11sak makes 3072 only
-# from openCryptoki 3.26 on, so before it use 4096), and PKCS11_LIB, which defaults to openCryptoki's library on
-# RHEL, SLES, Ubuntu and Debian.
+# Usage: create-token-key-and-csr.sh [rsa [BITS]|ec]   rsa: RSA of BITS (2048 unless given); ec: ECDSA on NIST P-256
+# BITS is 2048, 3072 or 4096 (or RSA_BITS in the environment). A FIPS site needs 3072 or more: libica 4.4.2 in FIPS
+# mode refuses smaller RSA keys. p11sak makes 3072 only from openCryptoki 3.26 on, so before it use 4096.
+# Environment: TOKEN_USER_PIN; optional TOKEN_LABEL, KEY_LABEL, SERVER_NAME, PIN_FILE, and PKCS11_LIB, which
+# defaults to openCryptoki's library on RHEL, SLES, Ubuntu and Debian. A key of other than 2048 bits gets its own
+# label and request by default (apachekey-BITS, /etc/ssl/SERVER_NAME-BITS.csr), beside the site's current key.
 set -euo pipefail
 
-(($# <= 1)) || { echo "Usage: $0 [rsa|ec]" >&2; exit 2; }
+(($# <= 2)) || { echo "Usage: $0 [rsa [BITS]|ec]" >&2; exit 2; }
 KEY_TYPE="${1:-rsa}"
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
 SERVER_NAME="${SERVER_NAME:-www.example.com}"
 PIN_FILE="${PIN_FILE:-/etc/ssl/private/apache-token.pin}"
 OPENSSL_PKCS11_CONF="${OPENSSL_PKCS11_CONF:-/etc/ssl/openssl-pkcs11.conf}"
 case "$KEY_TYPE" in
-    rsa) KEY_LABEL="${KEY_LABEL:-apachekey}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME.csr}"
-         key_size="${RSA_BITS:-2048}"; key_name="RSA $key_size"; csr_hash=-sha512 ;;
-    ec)  KEY_LABEL="${KEY_LABEL:-apachekey-ec}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME-ecdsa.csr}"
+    rsa) key_size="${2:-${RSA_BITS:-2048}}"; key_name="RSA $key_size"; csr_hash=-sha512
+         if [[ $key_size == 2048 ]]; then
+             KEY_LABEL="${KEY_LABEL:-apachekey}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME.csr}"
+         else
+             KEY_LABEL="${KEY_LABEL:-apachekey-$key_size}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME-$key_size.csr}"
+         fi ;;
+    ec)  (($# <= 1)) || { echo "An ECDSA key takes no size: it is P-256 (usage: $0 [rsa [BITS]|ec])." >&2; exit 2; }
+         KEY_LABEL="${KEY_LABEL:-apachekey-ec}"; CSR="${CSR:-/etc/ssl/$SERVER_NAME-ecdsa.csr}"
          key_size=prime256v1; key_name="ECDSA P-256"; csr_hash=-sha256 ;;
-    *)   echo "The key type '$KEY_TYPE' is neither rsa nor ec (usage: $0 [rsa|ec])." >&2; exit 2 ;;
+    *)   echo "The key type '$KEY_TYPE' is neither rsa nor ec (usage: $0 [rsa [BITS]|ec])." >&2; exit 2 ;;
 esac
 if [[ $KEY_TYPE == rsa && ! $key_size =~ ^(2048|3072|4096)$ ]]; then
-    echo "RSA_BITS=$key_size: give 2048, 3072 or 4096 (3072 or more for a FIPS site)." >&2
+    echo "The RSA key size $key_size is not 2048, 3072 or 4096 (3072 or more for a FIPS site)." >&2
     exit 2
 fi
 : "${TOKEN_USER_PIN:?set TOKEN_USER_PIN to the user PIN of token $TOKEN_LABEL}"
@@ -48,7 +54,7 @@ fi
 # Before 3.26 p11sak takes RSA key sizes from a list: 512, 1024, 2048 and 4096.
 if [[ $KEY_TYPE == rsa && $key_size == 3072 ]] && ! printf '3.26\n%s\n' "$p11sak_version" | sort -C -V; then
     echo "p11sak $p11sak_version makes RSA keys of 512, 1024, 2048 or 4096 bits only (3072 from openCryptoki 3.26):" \
-        "use RSA_BITS=4096 (a FIPS site needs 3072 or more)." >&2
+        "make a 4096-bit key (a FIPS site needs 3072 or more)." >&2
     exit 2
 fi
 [[ -f "$PKCS11_LIB" ]] || { echo "openCryptoki's library $PKCS11_LIB does not exist (RHEL/SLES have $RHEL_SLES_LIB," \
