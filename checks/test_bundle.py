@@ -71,3 +71,18 @@ def test_a_site_profile_puts_its_values_into_the_bundle_s_site_env_and_no_pin(tm
     server = site.server("apache")
     assert shown == [site.token(server["token"]).label, server["user"], server["endpoint"]]
     assert "TOKEN_USER_PIN=" not in env
+
+
+def test_the_bundle_holds_the_fixed_versions_rows_the_exporter_reads_beside_it(tmp_path):
+    """The monitoring exporter's default rows file (crypto/verify/fixed-versions.args, relative to monitor/) is in
+    the archive, one argument per line, the same arguments verify gives check-fixed-versions.sh."""
+    from zrunbook.crypto.fixed_versions import arguments
+
+    out = bundle.write_bundle(tmp_path / "b.tar.gz", results=tmp_path / "no-run.json")
+    with tarfile.open(out) as tar:
+        rows = tar.extractfile(f"zrunbook-snippets/{bundle.FIXED_ARGS}").read().decode()
+    assert rows.splitlines() == arguments()
+    assert "debian 13" in rows.splitlines()
+    assert "not affected" in rows.splitlines()
+    exporter = (bundle.SNIPPETS / "monitor/zrunbook-textfile.sh").read_text()
+    assert "$here/../" + bundle.FIXED_ARGS in exporter

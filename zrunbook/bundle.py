@@ -5,6 +5,8 @@
 path, sha256, and per checker and host the declarations name, the outcome this checkout's results
 (build/results.json, written by ``make check``) record for exactly these bytes, with the date and commit of
 that check: the same ``zrunbook.ledger.entries`` the guide's badges show. With no results, "not run".
+The archive also holds ``crypto/verify/fixed-versions.args``, the fixed-versions table's rows as the arguments of
+check-fixed-versions.sh (one per line), which the monitoring exporter beside it reads.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import time
 from pathlib import Path
 
 from zrunbook import BUILD, SNIPPETS, ledger
+from zrunbook.crypto import fixed_versions
 from zrunbook.snippets import all_snippets, digest
 
 DEFAULT = BUILD / "zrunbook-snippets.tar.gz"
+FIXED_ARGS = "crypto/verify/fixed-versions.args"  # generated from facts/crypto/fixed-versions.csv
 
 
 def manifest(data: dict, root: Path = SNIPPETS) -> list[dict]:
@@ -46,6 +50,10 @@ def write_bundle(out: Path = DEFAULT, results: Path = ledger.RESULTS, site=None,
         tar.addfile(info, io.BytesIO(data))
         for row in rows:
             tar.add(SNIPPETS / row["path"], arcname=f"zrunbook-snippets/{row['path']}", recursive=False)
+        rows_file = ("\n".join(fixed_versions.arguments()) + "\n").encode()
+        info = tarfile.TarInfo(f"zrunbook-snippets/{FIXED_ARGS}")
+        info.size, info.mtime, info.mode = len(rows_file), int(time.time()), 0o644
+        tar.addfile(info, io.BytesIO(rows_file))
         if site is not None:
             from zrunbook.verify.profile import env_file
 

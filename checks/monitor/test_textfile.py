@@ -9,6 +9,7 @@ neither host has an AP bus (the adapter metrics need IBM Z: the tests assert tha
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,11 @@ from checks.hosts.steps import snippet_path, start_pkcsslotd
 from checks.hosts.token import LABEL, slot_of
 from checks.hosts.util import output
 from zrunbook import ROOT, SNIPPETS
+from zrunbook.crypto.fixed_versions import arguments
 from zrunbook.monitor import promtool
 
 EXPORTER = "monitor/zrunbook-textfile.sh"
+FIXED_CHECK = "crypto/verify/check-fixed-versions.sh"
 RULES = "monitor/zrunbook-alerts.yml"
 RULE_TESTS = "monitor/zrunbook-alerts.test.yml"
 OUT = "/var/lib/zr-textfile"
@@ -65,17 +68,47 @@ def test_a_healthy_token_site_exports_clean_flags_the_version_and_the_served_cer
     assert samples["zrunbook_slotd_up"] == 1
     for flag in ("count_low", "final_try", "locked"):
         assert samples[f'zrunbook_token_user_pin_{flag}{{token="{LABEL}"}}'] == 0, samples
-    assert samples["zrunbook_opencryptoki_version_ok"] == 1
     library = re.search(r"Library Version: ([0-9.]+)", fresh_host.check_output("pkcsconf -i")).group(1)
-    assert samples[f'zrunbook_opencryptoki_info{{version="{library}",minimum="3.18"}}'] == 1, samples
+    assert samples[f'zrunbook_opencryptoki_info{{version="{library}"}}'] == 1, samples
+    assert "zrunbook_fixed_versions_status" not in samples, "a patch level without the table's rows"
+    assert "no patch-level metric" in said
     end = fresh_host.check_output(f"date -u -d \"$(openssl x509 -noout -enddate -in {SITE_CERT} | cut -d= -f2)\" +%s")
     assert samples['zrunbook_certificate_read{source="127.0.0.1:443"}'] == 1
     assert samples['zrunbook_certificate_not_after_timestamp_seconds{source="127.0.0.1:443"}'] == int(end)
     assert not [k for k in samples if k.startswith("zrunbook_ap_")], "adapter metrics on a host without an AP bus"
     assert "no AP bus here, so no adapter metrics (they need IBM Z)" in said
-    # A newer minimum than the installed library: the version metric says so.
-    older, _ = export(fresh_host, tmp_path, "OCK_MIN_VERSION=99.1 CERT_FILE=" + SITE_CERT, "too-old.prom")
-    assert older["zrunbook_opencryptoki_version_ok"] == 0
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
+@pytest.mark.snippet(FIXED_CHECK, checker="testinfra")
+def test_the_patch_level_metric_is_the_fixed_versions_check_with_the_table_s_rows(fresh_host, tmp_path):
+    """The table's rows as the bundle ships them: status 0 on this Debian 13 (its update carries the fixes). A row
+    whose fixed version is newer than the installed package: 1. Rows for another release only: 5, cannot tell,
+    never a pass. A rows file that is named but missing: the exporter stops with a sentence."""
+    start_pkcsslotd(fresh_host)
+    cert = f"CERT_FILE={SITE_CERT}"
+    given = f"FIXED_VERSIONS_CHECK={snippet_path(FIXED_CHECK)} FIXED_VERSIONS_ARGS=/tmp/rows"
+
+    def rows(args: list[str]) -> None:
+        fresh_host.run_expect([0], "printf '%s\\n' " + " ".join(shlex.quote(a) for a in args) + " >/tmp/rows")
+
+    rows(arguments())
+    samples, said = export(fresh_host, tmp_path, f"{cert} {given}", "fixed.prom")
+    assert samples["zrunbook_fixed_versions_status"] == 0, said
+    assert "patch level: every advisory fixed" in said
+    rows(["debian 13", "CVE-2026-23893", "opencryptoki", "99:1"])
+    samples, said = export(fresh_host, tmp_path, f"{cert} {given}", "to-update.prom")
+    assert samples["zrunbook_fixed_versions_status"] == 1, said
+    rows(["sles 16", "CVE-2026-40253", "openCryptoki", "3.27"])
+    samples, said = export(fresh_host, tmp_path, f"{cert} {given}", "cannot-tell.prom")
+    assert samples["zrunbook_fixed_versions_status"] == 5, said
+    assert "cannot tell" in said
+    fresh_host.run_expect([0], "rm /tmp/rows")
+    refused = fresh_host.run(f"{given} bash {snippet_path(EXPORTER)} {OUT}")
+    assert refused.rc == 2, output(refused)
+    assert "FIXED_VERSIONS_ARGS: /tmp/rows cannot be read" in refused.stderr, output(refused)
 
 
 @pytest.mark.only_hosts("debian13-amd64")

@@ -10,8 +10,12 @@
 #   zrunbook_token_user_pin_final_try    1 when the next wrong user PIN locks it (CKF_USER_PIN_FINAL_TRY); Apache's
 #                                        pkcs11-provider then cancels every new login, the good PIN's too
 #   zrunbook_token_user_pin_locked       1 when the user PIN is locked (CKF_USER_PIN_LOCKED)
-#   zrunbook_opencryptoki_version_ok     1 when openCryptoki's library version is OCK_MIN_VERSION (default 3.18) or
-#                                        later; the versions are labels of zrunbook_opencryptoki_info
+#   zrunbook_opencryptoki_info           openCryptoki's library version, as a label (pkcsconf -i)
+#   zrunbook_fixed_versions_status       the exit status of check-fixed-versions.sh with the fixed-versions table's
+#                                        rows: 0 every advisory fixed, 1 a package to update, 5 cannot tell (the
+#                                        table confirms nothing for this release). The check is FIXED_VERSIONS_CHECK,
+#                                        the rows FIXED_VERSIONS_ARGS (a file, one argument per line); both default to
+#                                        the bundle's crypto/verify/ beside this script. Neither there: no metric.
 #   zrunbook_certificate_not_after_timestamp_seconds   when the certificate expires: the one served at
 #                                        CERT_CONNECT (host:port, name CERT_SERVERNAME), else the file CERT_FILE
 #                                        (neither set: no certificate metric)
@@ -22,11 +26,16 @@ set -euo pipefail
 
 die() { echo "zrunbook-textfile: $*" >&2; exit 2; }
 dir=${1:-${TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}}
-min=${OCK_MIN_VERSION:-3.18}
+here=$(dirname "${BASH_SOURCE[0]}")
+fixed_check=${FIXED_VERSIONS_CHECK:-$here/../crypto/verify/check-fixed-versions.sh}
+fixed_args=${FIXED_VERSIONS_ARGS:-$here/../crypto/verify/fixed-versions.args}
 wait_s=${LOOK_SECONDS:-10}
 ((EUID == 0)) || die "run as root: pkcsconf -t needs the pkcs11 group and the AP counters are root's to read."
 [[ -d $dir && -w $dir ]] || die "$dir is not a writable directory: give the textfile collector's directory."
-[[ $min =~ ^[0-9]+(\.[0-9]+)*$ ]] || die "OCK_MIN_VERSION=$min is not a version such as 3.18."
+if [[ -n ${FIXED_VERSIONS_CHECK:-}${FIXED_VERSIONS_ARGS:-} ]]; then
+  [[ -r $fixed_check ]] || die "FIXED_VERSIONS_CHECK: $fixed_check cannot be read (the bundle's crypto/verify/check-fixed-versions.sh)."
+  [[ -r $fixed_args ]] || die "FIXED_VERSIONS_ARGS: $fixed_args cannot be read (the bundle's crypto/verify/fixed-versions.args)."
+fi
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install opencryptoki."
 command -v timeout >/dev/null || die "timeout is missing: install coreutils."
 command -v openssl >/dev/null || die "openssl is missing: install openssl."
@@ -69,17 +78,30 @@ for flag in count_low:0x10000:"a wrong user PIN since the last good login" \
   done <<<"$tokens"
 done
 
-# openCryptoki's library version against the minimum (pkcsconf -i: the library's own answer).
+# openCryptoki's library version (pkcsconf -i: the library's own answer). The version alone cannot say whether a
+# distribution's package carries a fix (Debian 13's fixed 3.23 says 3.23 too): the patch level comes next.
 if ((up)); then
   version=$(timeout -k 2 "$wait_s" pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:[[:space:]]*\([0-9.]*\).*/\1/p')
   if [[ -n $version ]]; then
-    ok=0
-    [[ $(printf '%s\n%s\n' "$min" "$version" | sort -V | head -1) == "$min" ]] && ok=1
-    metric zrunbook_opencryptoki_info gauge "openCryptoki's library version and the minimum it is held to."
-    echo "zrunbook_opencryptoki_info{version=\"$version\",minimum=\"$min\"} 1" >>"$tmp"
-    metric zrunbook_opencryptoki_version_ok gauge "1 when openCryptoki's library version is the minimum or later."
-    echo "zrunbook_opencryptoki_version_ok $ok" >>"$tmp"
+    metric zrunbook_opencryptoki_info gauge "openCryptoki's library version (pkcsconf -i)."
+    echo "zrunbook_opencryptoki_info{version=\"$version\"} 1" >>"$tmp"
   fi
+fi
+
+# The patch level: the verify step's own check with the fixed-versions table's rows, its exit status as the value.
+patch="no patch-level metric (no check-fixed-versions.sh and fixed-versions.args beside this script)"
+if [[ -r $fixed_check && -r $fixed_args ]]; then
+  mapfile -t rows <"$fixed_args"
+  status=0
+  bash "$fixed_check" "${rows[@]}" >/dev/null 2>&1 || status=$?
+  case $status in
+    0) patch="patch level: every advisory fixed" ;;
+    1) patch="patch level: a package to update (run $fixed_check to see which)" ;;
+    5) patch="patch level: cannot tell (the table confirms nothing for this release)" ;;
+    *) die "$fixed_check stopped with status $status: run it by hand with the rows of $fixed_args." ;;
+  esac
+  metric zrunbook_fixed_versions_status gauge "check-fixed-versions.sh's exit status: 0 fixed, 1 to update, 5 cannot tell."
+  echo "zrunbook_fixed_versions_status $status" >>"$tmp"
 fi
 
 # The certificate's expiry: the one served (what clients get), else a file.
@@ -123,4 +145,4 @@ echo "zrunbook_textfile_timestamp_seconds $(date +%s)" >>"$tmp"
 chmod 644 "$tmp"
 mv -f "$tmp" "$dir/zrunbook.prom"
 trap - EXIT
-echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $adapters"
+echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $patch; $adapters"
