@@ -57,6 +57,8 @@ label() {  # a label value with \, " and newlines escaped as the text format wan
   printf '%s' "${v//$'\n'/\\n}"
 }
 
+# Token tools as root: pkcsconf -t and -i read the tokens' flags and the library's version, with no login and
+# nothing written to a token folder.
 # The slot daemon and the tokens' flags, from one pkcsconf -t.
 up=0
 listing=$(timeout -k 2 "$wait_s" pkcsconf -t 2>/dev/null) && up=1 || listing=""
