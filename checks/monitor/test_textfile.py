@@ -342,7 +342,8 @@ def test_adapter_and_queue_states_are_exported_from_a_stand_in_ap_bus_and_fire_t
 @pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
 def test_libica_rsa_in_software_grows_the_software_counter_and_fires_its_alert(fresh_host, tmp_path):
     """The real icastats -S on the s390x host (qemu: no adapter, so libica computes RSA itself). Two signatures with
-    the token's RSA key through the ICA token grow the software counter, never the hardware one; the exporter's
+    the token's RSA key through the ICA token (SHA-512: qemu emulates CPACF's SHA-512 only, so the
+    ICA token cannot hash with SHA-256 there) grow the software counter, never the hardware one; the exporter's
     files before and after, fed to the snippet's rules, fire LibicaRsaInSoftware. No AP bus here: no adapter
     metric."""
     start_pkcsslotd(fresh_host)
@@ -355,7 +356,7 @@ def test_libica_rsa_in_software_grows_the_software_counter_and_fires_its_alert(f
     fresh_host.run_expect([0], "echo 'monitoring: libica signs' > /tmp/message")
     for _ in range(2):
         signed = fresh_host.run(f"pkcs11-tool --module {module} --slot {slot_of(fresh_host)} --login "
-                                f"--pin {PINS['TOKEN_USER_PIN']} --sign -m SHA256-RSA-PKCS --label apachekey "
+                                f"--pin {PINS['TOKEN_USER_PIN']} --sign -m SHA512-RSA-PKCS --label apachekey "
                                 "-i /tmp/message -o /tmp/signature")
         assert signed.rc == 0, output(signed)
     after, _ = export(fresh_host, tmp_path, cert, "libica-after.prom")
