@@ -88,6 +88,23 @@ FAKE_TREE = {
 }
 
 
+def rules_without(drop) -> str:
+    """The snippet's rules as YAML text without the rules for which drop(rule) is true."""
+    import yaml
+
+    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
+    for group in rules["groups"]:
+        group["rules"] = [r for r in group["rules"] if not drop(r)]
+    return yaml.safe_dump(rules)
+
+
+def rule_tests_without(tmp_path: Path, drop) -> list[str]:
+    """promtool test rules with the snippet's test file against the rules without those drop(rule) picks."""
+    (tmp_path / Path(RULES).name).write_text(rules_without(drop), encoding="utf-8")
+    (tmp_path / Path(RULE_TESTS).name).write_bytes((SNIPPETS / RULE_TESTS).read_bytes())
+    return promtool.rule_tests_problems(tmp_path / Path(RULE_TESTS).name)
+
+
 def adapter_alert(card: str, state: str, critical: bool = False, **labels: str) -> dict:
     """CryptoAdapterUnavailable as promtool must see it for host web9: its labels and its annotations."""
     where = f"{card} queue {labels['queue']}" if "queue" in labels else card
@@ -240,14 +257,7 @@ def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unsee
 def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
     """The page's outcome check against rules that miss its purpose: the final-try rule dropped from a copy of the
     rules, promtool test rules with the snippet's test file must fail, naming TokenUserPinFinalTry."""
-    import yaml
-
-    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
-    for group in rules["groups"]:
-        group["rules"] = [r for r in group["rules"] if r.get("alert") != "TokenUserPinFinalTry"]
-    (tmp_path / Path(RULES).name).write_text(yaml.safe_dump(rules), encoding="utf-8")
-    (tmp_path / Path(RULE_TESTS).name).write_bytes((SNIPPETS / RULE_TESTS).read_bytes())
-    said = promtool.rule_tests_problems(tmp_path / Path(RULE_TESTS).name)
+    said = rule_tests_without(tmp_path, lambda r: r.get("alert") == "TokenUserPinFinalTry")
     assert said, "promtool test rules passed without the final-try rule"
     assert "TokenUserPinFinalTry" in said[0]
     assert promtool.rule_tests_problems(SNIPPETS / RULE_TESTS) == []
@@ -261,15 +271,7 @@ def test_the_rule_tests_fail_when_an_adapter_or_software_rsa_alert_is_lost(tmp_p
     """The adapter rules against rules that miss their purpose: without the critical rule a checkstopped adapter
     on a host with a secure-key token pages nobody; without the warning one an offline queue goes unseen; without
     the libica rule RSA in software does. promtool test rules with the snippet's test file must fail, naming it."""
-    import yaml
-
-    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
-    for group in rules["groups"]:
-        group["rules"] = [r for r in group["rules"]
-                          if not (r.get("alert") == alert and r["labels"]["severity"] == severity)]
-    (tmp_path / Path(RULES).name).write_text(yaml.safe_dump(rules), encoding="utf-8")
-    (tmp_path / Path(RULE_TESTS).name).write_bytes((SNIPPETS / RULE_TESTS).read_bytes())
-    said = promtool.rule_tests_problems(tmp_path / Path(RULE_TESTS).name)
+    said = rule_tests_without(tmp_path, lambda r: r.get("alert") == alert and r["labels"]["severity"] == severity)
     assert said, f"promtool test rules passed without the {severity} {alert} rule"
     assert alert in said[0]
 
@@ -327,14 +329,10 @@ def test_adapter_and_queue_states_are_exported_from_a_stand_in_ap_bus_and_fire_t
     critical = [adapter_alert("card01", "chkstop", critical=True, type="CEX8P"),
                 adapter_alert("card02", "offline", critical=True, queue="02.0005")]
     assert rule_test(tmp_path, {"web9": cca}, critical, "CryptoAdapterUnavailable") == []
-    # the negative: the same file against rules whose critical rule lost its secure-key condition's partner
-    import yaml
-
-    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
-    for group in rules["groups"]:
-        group["rules"] = [r for r in group["rules"] if r.get("labels", {}).get("severity") != "critical"
-                          or r.get("alert") != "CryptoAdapterUnavailable"]
-    assert rule_test(tmp_path, {"web9": cca}, critical, "CryptoAdapterUnavailable", yaml.safe_dump(rules))
+    # the negative: the same file against the rules without the critical one
+    weaker = rules_without(lambda r: r.get("alert") == "CryptoAdapterUnavailable"
+                           and r["labels"]["severity"] == "critical")
+    assert rule_test(tmp_path, {"web9": cca}, critical, "CryptoAdapterUnavailable", weaker)
 
 
 @pytest.mark.only_hosts("debian13-s390x")
