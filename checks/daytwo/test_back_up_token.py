@@ -39,7 +39,7 @@ import pytest
 
 from checks.hosts.apache import TOKEN_KEY, serve_token
 from checks.hosts.steps import arch, snippet_path, start_pkcsslotd, stop_pkcsslotd
-from checks.hosts.token import PINS, slot_of
+from checks.hosts.token import ADMIN, PINS, slot_of, token_admin
 from checks.hosts.util import copy_to, ok, output
 from zrunbook import SNIPPETS, facts
 from zrunbook.shown_output import assert_shown_output, normalise_common
@@ -94,6 +94,7 @@ def target(fresh_host, zr_host_pool):
     host = zr_host_pool.start(fresh_host.zr_name)
     try:
         start_pkcsslotd(host)
+        token_admin(host)  # the crypto page's token administrator, as whom the restore runs its token tools
         ok(host, "pkcsconf -t >/dev/null")
         yield host
     finally:
@@ -179,7 +180,8 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
     carried = carry(source, target, archive)
     assert target.run(f"test -e {STORE}/{folder}/MK_USER").rc == 1, "the new host's token already has a user PIN"
     assert encrypted(target, carried) == []
-    restored = target.run(f"TOKEN_USER_PIN={USER_PIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    restored = target.run(f"TOKEN_USER_PIN={USER_PIN} TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)}"
+                          f" {carried} {KEY_FILE}")
     assert restored.rc == 0, output(restored)
     print(f"$ TOKEN_USER_PIN=... restore-token.sh {carried} {KEY_FILE}\n{restored.stdout}")
     assert ok(target, f"stat -c '%a %U:%G' {STORE}").split() == ["770", "root:pkcs11"], "the store was not opened again"
@@ -224,7 +226,7 @@ def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_sta
                 + ok(target, f"pkcsconf -t -c {slot_of(target)} | grep -E 'Label|Flags'"))
 
     before = state()
-    refused = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
     print(f"\n$ restore-token.sh {carried} {KEY_FILE}\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: {carried} lacks MK_SO MK_USER of token folder {folder}."), \
@@ -246,11 +248,12 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
     archive, said = back_up(host)
     assert_shown_output(BACKED_UP, said, shown)
     before = files(host, folder)
-    kept = host.run(f"bash {snippet_path(RESTORE)} {archive} {KEY_FILE}")
+    kept = host.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {archive} {KEY_FILE}")
     assert kept.rc == 1, output(kept)
     assert f"{STORE}/{folder} holds a token with a user PIN or keys. Set REPLACE=yes" in kept.stderr, output(kept)
     assert files(host, folder) == before
-    replaced = host.run(f"REPLACE=yes TOKEN_USER_PIN={USER_PIN} bash {snippet_path(RESTORE)} {archive} {KEY_FILE}")
+    replaced = host.run(f"REPLACE=yes TOKEN_USER_PIN={USER_PIN} TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)}"
+                        f" {archive} {KEY_FILE}")
     assert replaced.rc == 0, output(replaced)
     assert_shown_output(RESTORED, replaced.stdout, shown)
     assert files(host, folder) == before
@@ -269,7 +272,7 @@ def test_a_slot_that_reads_the_old_store_format_is_refused_and_nothing_changes(f
     carried = carry(source, target, back_up(source)[0])
     ok(target, OLD_FORMAT_SLOT)
     before = files(target, ".")
-    refused = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: the archive holds the 3.12 store format, but slot {slot_of(target)} in"
                                      " /etc/opencryptoki/opencryptoki.conf lacks 'tokversion = 3.12'."), output(refused)
@@ -327,6 +330,9 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
     archive = carry(source, target, back_up(source)[0])
     stop_pkcsslotd(target)
+    # what the backup and the restore do to every token of the host: with the slot daemon stopped, none opens
+    down = target.run("pkcsconf -t")
+    assert down.rc != 0, output(down)
     ok(target, f"rm -rf {STORE}/{folder} && age -d -i {KEY_FILE} {archive} | tar -xpz -C {STORE} && pkcsslotd")
     by_hand = key_attributes(target, slot_of(target))
     assert by_hand.count(f'Label: "{KEY}"') == 1, by_hand
@@ -363,15 +369,18 @@ def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written
     other = "/root/other-key.txt"
     make_key(target, other)  # a backup key, but not the one the archive was made for
     before = files(target, ".")
-    wrong = target.run(f"bash {snippet_path(RESTORE)} {carried} {other}")
+    wrong = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {other}")
     print(f"\n$ restore-token.sh {carried} {other}   (another backup key)\n{wrong.stderr}")
     assert wrong.rc == 1, output(wrong)
     assert wrong.stderr.startswith(f"The identity in {other} does not open {carried} (age: "), output(wrong)
     assert f"Bring the secret key of the recipient the backup was made for: {recipient}." in wrong.stderr
     assert wrong.stderr.rstrip().endswith("Nothing was changed."), output(wrong)
     assert "line " not in wrong.stderr, output(wrong)
+    no_admin = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    assert no_admin.rc == 1, output(no_admin)
+    assert no_admin.stderr.startswith("Set TOKEN_ADMIN to the token administrator"), output(no_admin)
     ok(target, f"chmod 644 {KEY_FILE}")
-    open_key = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    open_key = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
     assert open_key.rc == 1, output(open_key)
     assert open_key.stderr.startswith(f"Refused: {KEY_FILE} may be read by others (mode 644)"), output(open_key)
     assert files(target, ".") == before
@@ -428,13 +437,12 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
     linked = repack(host, archive, "/tmp/linked/linked.tar.gz.age", f"ln -s /root/secret {folder}/TOK_OBJ/ZZ000000.TOK",
                     recipient)
     before = files(host, folder)
-    refused = host.run(f"REPLACE=yes bash {snippet_path(RESTORE)} {linked} {KEY_FILE}")
+    refused = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {linked} {KEY_FILE}")
     print(f"\n$ REPLACE=yes restore-token.sh {linked} {KEY_FILE}   (a link in the archive)\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: {linked} holds what back-up-token.sh never writes"), output(refused)
     assert f"{folder}/TOK_OBJ/ZZ000000.TOK -> /root/secret" in refused.stderr, output(refused)
     assert files(host, folder) == before
-    assert ok(host, "cat /run/opencryptoki/pkcsslotd.pid") == daemon
 
 
 @pytest.mark.snippet(PIN_STRENGTH, MAKE_KEY, checker="testinfra")

@@ -65,7 +65,7 @@ listing=$(unpack --list --verbose 2>/dev/null) || die "$archive does not hold a 
 odd=$(awk 'NF != 6 || $1 !~ /^[-d]/ || $NF !~ /^[A-Za-z0-9._\/-]+$/ || $NF ~ /(^|\/)\.\.?(\/|$)/ { print }' <<<"$listing")
 [[ -z $odd ]] || die "Refused: $archive holds what back-up-token.sh never writes (links, special files or odd" \
   "names): ${odd//$'\n'/ }. Nothing was changed."
-names=$(awk '{ print }' <<<"$listing")
+names=$(awk '{ print $NF }' <<<"$listing")
 mapfile -t tops < <(cut -d/ -f1 <<<"$names" | sort -u)
 if ((${#tops[@]} != 1)) || ! [[ ${tops[0]} =~ ^[A-Za-z0-9_-][A-Za-z0-9._-]*$ ]]; then
   die "$archive does not hold exactly one token folder (it holds: ${tops[*]}): nothing was changed."
