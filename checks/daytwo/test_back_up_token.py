@@ -163,7 +163,7 @@ def sign(host, slot: str, pin: str = USER_PIN):
                     f" -m SHA512-RSA-PKCS --label {KEY} -i /tmp/message -o /tmp/signature 2>&1")
 
 
-@pytest.mark.snippet(BACKUP, RESTORE, IN_USE, checker="testinfra")
+@pytest.mark.snippet(BACKUP, RESTORE, IN_USE, MAKE_KEY, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.arch_dependent("the ICA token's store (lite, libica signs) on s390x, the Soft token's (swtok) elsewhere")
 def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_attributes(fresh_host, target):
