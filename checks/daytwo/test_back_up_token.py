@@ -359,8 +359,16 @@ def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written
         assert source.run(f"ls -A {BACKUPS} 2>/dev/null | grep -q .").rc == 1, "something was written"
         assert ok(source, "cat /run/opencryptoki/pkcsslotd.pid") == daemon, "the slot daemon was touched"
 
+    ok(source, "touch /tmp/before-backup")
     archive, _said = back_up(source, recipient)
     assert encrypted(source, archive) == []
+    # no plain copy left anywhere: no file the backup wrote or changed, outside the token store, reads as gzip or tar
+    changed = ok(source, "find / -xdev -newer /tmp/before-backup -type f ! -path '/var/lib/opencryptoki/*'"
+                         " ! -path '/proc/*' -size +0").split()
+    assert archive in changed, changed
+    plain = [path for path in changed
+             if source.run(f"gzip -t {shlex.quote(path)} || tar -tf {shlex.quote(path)}").rc == 0]
+    assert plain == [], plain
     manifest = ok(source, f"cat {archive.removesuffix('.tar.gz.age')}.manifest")
     assert f"recipient: {recipient}\n" in manifest
     assert "AGE-SECRET-KEY-" not in manifest
