@@ -478,6 +478,11 @@ def test_a_pin_of_digits_alone_is_refused_and_a_backup_key_is_never_overwritten(
     assert again.stderr.startswith("/tmp/key.txt exists: a new key never replaces an old one"), output(again)
     assert ok(host, "cat /tmp/key.txt") == kept
     assert ok(host, "age-keygen -y /tmp/key.txt").strip() == recipient
+    # made on a host with a token store (this one has openCryptoki), it says to move the key offline
+    noted = host.run(f"bash {snippet_path(MAKE_KEY)} /tmp/key2.txt")
+    assert noted.rc == 0, output(noted)
+    assert noted.stderr.startswith("Note: this host has an openCryptoki token store."), output(noted)
+    assert "AGE-SECRET-KEY-" not in noted.stdout + noted.stderr, "the secret key was printed"
 
 
 def test_the_scripts_know_the_token_folders_of_the_facts_table():

@@ -11,7 +11,11 @@ key=$1
 command -v age-keygen >/dev/null || die "age-keygen is missing: install age."
 [[ ! -e $key && ! -L $key ]] || die "$key exists: a new key never replaces an old one, which the old backups need."
 umask 077
-age-keygen -o "$key" 2>/dev/null
+if ! said=$(age-keygen -o "$key" 2>&1); then die "age-keygen could not write $key: $said"; fi
+if [[ -d ${OCK_DATA_STORE:-/var/lib/opencryptoki} ]]; then
+  echo "Note: this host has an openCryptoki token store. If its tokens are the ones this key backs up, move $key" \
+    "offline now and delete it here: a secret key beside the backups it opens protects nothing." >&2
+fi
 echo "secret key: $key (mode $(stat -c %a "$key")). Keep it offline, with a second copy in another place: without it"
 echo "no backup made to it can be restored."
 echo "BACKUP_RECIPIENT=$(age-keygen -y "$key")"
