@@ -159,10 +159,10 @@ start_slotd() {
 # The pkcs11 group may write the store ($store), so a member could rename a folder root works in and put a
 # symbolic link in its place. While the slot daemon is stopped the group has no business there: the store is closed
 # to it (no group write) until the new folder is in place, and opened again at the end, also after a failure.
-store_mode=$(stat -c %a "$store")
+store_mode=$(stat -c %a "$store") work=
+trap 'if [[ -n $work ]]; then rm -rf "$work"; fi; chmod "$store_mode" "$store"; start_slotd' EXIT
 chmod g-w,o-w "$store"
 work=$(mktemp -d "$store/.restore.XXXXXX")
-trap 'rm -rf "$work"; chmod "$store_mode" "$store"; start_slotd' EXIT
 
 (cd "$work" && unpack --extract --same-owner --preserve-permissions)
 bad=$(cd "$work" && awk '{ print $1 "  " $4 }' <<<"$sums" | sha256sum --check --quiet 2>&1 || true)
@@ -175,7 +175,8 @@ $folders"
 
 # mv -T renames the folder itself: onto a symbolic link planted before the store was closed it fails, never follows.
 if [[ -e $token ]]; then mv -T "$token" "$token.before-restore-$(date -u +%Y%m%dT%H%M%SZ)"; fi
-mv -T "$work/$token_dir" "$token"
+mv -T "$work/$token_dir" "$token" || die "The restored folder could not be put in place at $token (ls -l $token:" \
+  "something planted there that is not a folder?). A token folder that was there is now $token.before-restore-<time>."
 # The token's shared memory still describes the folder that was there: remove it, as pkcstok_migrate does.
 rm -f "$shm"
 # SELinux (RHEL): the policy's labels for the folder, whatever the archive's files carried (restorecon is in
