@@ -452,6 +452,20 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
     assert f"{folder}/TOK_OBJ/ZZ000000.TOK -> /root/secret" in refused.stderr, output(refused)
     assert files(host, folder) == before
 
+    # A failure after the restore closed the store to the group (a file differs from the manifest): the store is
+    # opened again, the slot daemon runs, the token folder is as it was.
+    tampered = repack(host, archive, "/tmp/tampered/t.tar.gz.age", "true", recipient)
+    manifest = tampered.removesuffix(".tar.gz.age") + ".manifest"
+    copy_to(host, re.sub(rf"^[0-9a-f]{{64}}( .* {folder}/MK_SO)$", "0" * 64 + r"\1", ok(host, f"cat {manifest}"),
+                         flags=re.M), manifest)
+    failed = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {tampered} {KEY_FILE}")
+    assert failed.rc == 1, output(failed)
+    assert failed.stderr.startswith(f"The unpacked files differ from {manifest}: "), output(failed)
+    assert ok(host, f"stat -c '%a %U:%G' {STORE}").split() == ["770", "root:pkcs11"], "the store stayed closed"
+    assert host.run("pkcsconf -s >/dev/null").rc == 0, "the slot daemon was not started again"
+    assert files(host, folder) == before
+    assert host.run(f"ls -d {STORE}/.restore.*").rc != 0, "the unpacked folder was left behind"
+
 
 @pytest.mark.snippet(PIN_STRENGTH, MAKE_KEY, checker="testinfra")
 @pytest.mark.only_hosts("debian13-amd64")
