@@ -13,6 +13,15 @@ and the new host's token folder, daemon and token stay as they were; a token tha
 REPLACE=yes. And why the restore removes the token's shared memory: a folder copied in by hand while that memory
 still describes the old token hides the restored public key.
 
+The archive is encrypted with age to a backup key made by make-backup-key.sh (here on the source host, standing in
+for the offline machine); the restore takes its identity file. Without the key the archive is not a gzip or a tar
+and age does not open it; with another key the restore refuses with a sentence and changes nothing; without a
+recipient the backup writes nothing. A symbolic link or a FIFO a pkcs11 member plants in the token folder makes the
+backup refuse, and an archive holding a symbolic link makes the restore refuse. The negative case
+checks/daytwo/bad/back-up-token-plain-and-follows-links.sh (the script before the change) fails both checks: its
+archive opens without a key, and as root it hashed the root-only file a planted link points to.
+check-pin-strength.sh: an 8-digit PIN, a short one and one of two kinds of characters fail; a mixed one passes.
+
 The store is the same code on both architectures (openCryptoki's common loadsave.c), in the ICA token's folder
 ``lite`` on s390x and the Soft token's ``swtok`` elsewhere: the round trip runs on both hosts, the rest on amd64.
 The folders the scripts know are those of facts/crypto/token-store.csv, and the restore accepts exactly the tokens
@@ -24,12 +33,13 @@ from __future__ import annotations
 import base64
 import re
 import shlex
+from pathlib import Path
 
 import pytest
 
 from checks.hosts.apache import TOKEN_KEY, serve_token
 from checks.hosts.steps import arch, snippet_path, start_pkcsslotd, stop_pkcsslotd
-from checks.hosts.token import PINS, slot_of
+from checks.hosts.token import ADMIN, PINS, slot_of, token_admin
 from checks.hosts.util import copy_to, ok, output
 from zrunbook import SNIPPETS, facts
 from zrunbook.shown_output import assert_shown_output, normalise_common
@@ -37,6 +47,10 @@ from zrunbook.shown_output import assert_shown_output, normalise_common
 BACKUP = "daytwo/back-up-token.sh"
 RESTORE = "daytwo/restore-token.sh"
 IN_USE = "daytwo/check-token-not-in-use.sh"  # both scripts run it first
+MAKE_KEY = "daytwo/make-backup-key.sh"
+PIN_STRENGTH = "daytwo/check-pin-strength.sh"
+# the negative case: the script before, whose archive was plain and which followed planted links
+OLD_BACKUP = Path(__file__).resolve().parent / "bad/back-up-token-plain-and-follows-links.sh"
 BACKED_UP, RESTORED, REFUSED = ("daytwo/back-up-token.out", "daytwo/restore-token.out",
                                  "daytwo/restore-token.refused.out")  # what the page shows, from amd64
 BACKUPS = "/var/backups/opencryptoki"
@@ -47,6 +61,30 @@ FOLDER = {"amd64": _FOLDERS["Soft"], "s390x": _FOLDERS["ICA"]}  # swtok, lite
 KEY = "apachekey"  # the key TOKEN_KEY made
 CERT = "/etc/ssl/certs/www.example.com.crt"  # its certificate, from the page's test CA
 USER_PIN = PINS["TOKEN_USER_PIN"]
+KEY_FILE = "/root/backup-key.txt"  # the secret backup key: on the offline machine, and brought for a restore only
+RECIPIENT = re.compile(r"\bage1[0-9a-z]{58}\b")
+
+
+def make_key(host, path: str = KEY_FILE) -> str:
+    """make-backup-key.sh on host; returns the recipient (the public key) it prints."""
+    made = host.run(f"bash {snippet_path(MAKE_KEY)} {path}")
+    assert made.rc == 0, output(made)
+    line = made.stdout.splitlines()[-1]
+    assert line.startswith("BACKUP_RECIPIENT=age1"), output(made)
+    assert ok(host, f"stat -c %a {path}").strip() == "600"
+    return line.split("=", 1)[1]
+
+
+def encrypted(host, archive: str) -> list[str]:
+    """Why the archive is readable without the key (empty when it is not): age's header, no gzip, no tar."""
+    found = []
+    if host.run(f"head -c 22 {shlex.quote(archive)} | grep -qx 'age-encryption.org/v1'").rc != 0:
+        found.append("it does not start with age's header")
+    if host.run(f"gzip -t {shlex.quote(archive)}").rc == 0:
+        found.append("gzip reads it")
+    if host.run(f"tar -tzf {shlex.quote(archive)}").rc == 0 or host.run(f"tar -tf {shlex.quote(archive)}").rc == 0:
+        found.append("tar lists it")
+    return found
 
 
 @pytest.fixture
@@ -56,32 +94,55 @@ def target(fresh_host, zr_host_pool):
     host = zr_host_pool.start(fresh_host.zr_name)
     try:
         start_pkcsslotd(host)
+        token_admin(host)  # the crypto page's token administrator, as whom the restore runs its token tools
         ok(host, "pkcsconf -t >/dev/null")
         yield host
     finally:
         zr_host_pool.remove(host)
 
 
-def back_up(host) -> tuple[str, str]:
-    """back-up-token.sh on host; returns the archive's path (its manifest beside it) and what the script said."""
-    done = host.run(f"bash {snippet_path(BACKUP)} {BACKUPS}")
+def back_up(host, recipient: str | None = None) -> tuple[str, str]:
+    """back-up-token.sh on host to recipient (a new backup key on host when None); returns the archive's path (its
+    manifest beside it) and what the script said."""
+    recipient = recipient or make_key(host)
+    done = host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}")
     assert done.rc == 0, output(done)
-    print(f"\n$ back-up-token.sh {BACKUPS}\n{done.stdout}")
-    return ok(host, f"ls {BACKUPS}/*.tar.gz").strip(), done.stdout
+    print(f"\n$ BACKUP_RECIPIENT={recipient} back-up-token.sh {BACKUPS}\n{done.stdout}")
+    names = ok(host, f"ls -A {BACKUPS}").split()
+    assert names, "nothing was written"
+    assert all(n.endswith((".tar.gz.age", ".manifest")) for n in names), f"not only the archive and manifest: {names}"
+    return ok(host, f"ls {BACKUPS}/*.tar.gz.age").strip(), done.stdout
 
 
 def shown(text: str) -> str:
     """The shown output as the page has it: times normalised, the archive's time stamp too."""
-    return normalise_common(re.sub(r"\b\d{8}T\d{6}Z\b", "<time>", text))
+    return normalise_common(RECIPIENT.sub("age1<recipient>", re.sub(r"\b\d{8}T\d{6}Z\b", "<time>", text)))
 
 
 def carry(source, target, archive: str, name: str | None = None) -> str:
-    """Copy the archive and its manifest from source to target (under /root/restore), as name when given."""
+    """Copy the archive and its manifest from source to target (under /root/restore), as name when given, and the
+    backup key, as the reader brings it for the restore (mode 600)."""
     name = name or archive.rsplit("/", 1)[1]
-    for src, suffix in ((archive, ".tar.gz"), (archive.removesuffix(".tar.gz") + ".manifest", ".manifest")):
+    for src, suffix in ((archive, ".tar.gz.age"), (archive.removesuffix(".tar.gz.age") + ".manifest", ".manifest")):
         data = base64.b64decode(ok(source, f"base64 -w0 {shlex.quote(src)}"))
-        copy_to(target, data, f"/root/restore/{name.removesuffix('.tar.gz')}{suffix}")
+        copy_to(target, data, f"/root/restore/{name.removesuffix('.tar.gz.age')}{suffix}")
+    if source is not target:
+        copy_to(target, ok(source, f"cat {KEY_FILE}"), KEY_FILE)
+        ok(target, f"chmod 600 {KEY_FILE}")
     return f"/root/restore/{name}"
+
+
+def repack(host, archive: str, out: str, change: str, recipient: str) -> str:
+    """A copy of archive (decrypted with KEY_FILE into /tmp/repack) changed by the shell command change there, packed
+    and encrypted again to recipient as out, with the manifest's archive-sha256 made to match: what a backup that
+    made such a folder would have written."""
+    ok(host, f"rm -rf /tmp/repack && mkdir -p /tmp/repack {shlex.quote(out.rsplit('/', 1)[0])}"
+             f" && age -d -i {KEY_FILE} {archive} | tar -xpz -C /tmp/repack"
+             f" && (cd /tmp/repack && {change})"
+             f" && tar -czp -C /tmp/repack $(ls /tmp/repack) | age -r {recipient} -o {out}"
+             f" && sed 's/^archive-sha256: .*/archive-sha256: '$(sha256sum {out} | cut -d' ' -f1)/"
+             f" {archive.removesuffix('.tar.gz.age')}.manifest > {out.removesuffix('.tar.gz.age')}.manifest")
+    return out
 
 
 def files(host, folder: str) -> str:
@@ -102,7 +163,7 @@ def sign(host, slot: str, pin: str = USER_PIN):
                     f" -m SHA512-RSA-PKCS --label {KEY} -i /tmp/message -o /tmp/signature 2>&1")
 
 
-@pytest.mark.snippet(BACKUP, RESTORE, IN_USE, checker="testinfra")
+@pytest.mark.snippet(BACKUP, RESTORE, IN_USE, MAKE_KEY, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.arch_dependent("the ICA token's store (lite, libica signs) on s390x, the Soft token's (swtok) elsewhere")
 def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_attributes(fresh_host, target):
@@ -118,9 +179,12 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
 
     carried = carry(source, target, archive)
     assert target.run(f"test -e {STORE}/{folder}/MK_USER").rc == 1, "the new host's token already has a user PIN"
-    restored = target.run(f"TOKEN_USER_PIN={USER_PIN} bash {snippet_path(RESTORE)} {carried}")
+    assert encrypted(target, carried) == []
+    restored = target.run(f"TOKEN_USER_PIN={USER_PIN} TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)}"
+                          f" {carried} {KEY_FILE}")
     assert restored.rc == 0, output(restored)
-    print(f"$ TOKEN_USER_PIN=... restore-token.sh {carried}\n{restored.stdout}")
+    print(f"$ TOKEN_USER_PIN=... restore-token.sh {carried} {KEY_FILE}\n{restored.stdout}")
+    assert ok(target, f"stat -c '%a %U:%G' {STORE}").split() == ["770", "root:pkcs11"], "the store was not opened again"
     assert restored.stdout.count(f'"{KEY}"') == 2, output(restored)  # its listing after the login: both halves
 
     assert files(target, folder) == before_files
@@ -151,12 +215,10 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
 @pytest.mark.only_hosts("debian13-amd64")
 def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_stays_as_it_was(fresh_host, target):
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
-    archive, _said = back_up(source)
+    recipient = make_key(source)
+    archive, _said = back_up(source, recipient)
     # the archive as a backup that copied only NVTOK.DAT and TOK_OBJ/ would have it, its manifest beside it
-    broken = "/tmp/broken/no-master-key.tar.gz"
-    ok(source, f"mkdir -p /tmp/broken/x && tar -xpzf {archive} -C /tmp/broken/x && rm /tmp/broken/x/{folder}/MK_*"
-               f" && tar -czpf {broken} -C /tmp/broken/x {folder}"
-               f" && cp {archive.removesuffix('.tar.gz')}.manifest /tmp/broken/no-master-key.manifest")
+    broken = repack(source, archive, "/tmp/broken/no-master-key.tar.gz.age", f"rm {folder}/MK_*", recipient)
     carried = carry(source, target, broken)
 
     def state() -> str:
@@ -164,8 +226,8 @@ def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_sta
                 + ok(target, f"pkcsconf -t -c {slot_of(target)} | grep -E 'Label|Flags'"))
 
     before = state()
-    refused = target.run(f"bash {snippet_path(RESTORE)} {carried}")
-    print(f"\n$ restore-token.sh {carried}\n{refused.stderr}")
+    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    print(f"\n$ restore-token.sh {carried} {KEY_FILE}\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: {carried} lacks MK_SO MK_USER of token folder {folder}."), \
         output(refused)
@@ -186,11 +248,12 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
     archive, said = back_up(host)
     assert_shown_output(BACKED_UP, said, shown)
     before = files(host, folder)
-    kept = host.run(f"bash {snippet_path(RESTORE)} {archive}")
+    kept = host.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {archive} {KEY_FILE}")
     assert kept.rc == 1, output(kept)
     assert f"{STORE}/{folder} holds a token with a user PIN or keys. Set REPLACE=yes" in kept.stderr, output(kept)
     assert files(host, folder) == before
-    replaced = host.run(f"REPLACE=yes TOKEN_USER_PIN={USER_PIN} bash {snippet_path(RESTORE)} {archive}")
+    replaced = host.run(f"REPLACE=yes TOKEN_USER_PIN={USER_PIN} TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)}"
+                        f" {archive} {KEY_FILE}")
     assert replaced.rc == 0, output(replaced)
     assert_shown_output(RESTORED, replaced.stdout, shown)
     assert files(host, folder) == before
@@ -209,7 +272,7 @@ def test_a_slot_that_reads_the_old_store_format_is_refused_and_nothing_changes(f
     carried = carry(source, target, back_up(source)[0])
     ok(target, OLD_FORMAT_SLOT)
     before = files(target, ".")
-    refused = target.run(f"bash {snippet_path(RESTORE)} {carried}")
+    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: the archive holds the 3.12 store format, but slot {slot_of(target)} in"
                                      " /etc/opencryptoki/opencryptoki.conf lacks 'tokversion = 3.12'."), output(refused)
@@ -226,8 +289,8 @@ def test_a_3_12_store_in_a_slot_without_tokversion_reads_as_a_locked_token(fresh
     archive = carry(source, target, back_up(source)[0])
     ok(target, OLD_FORMAT_SLOT)
     stop_pkcsslotd(target)
-    ok(target, f"rm -rf {STORE}/{folder} /dev/shm/var.lib.opencryptoki.{folder} && tar -xpzf {archive} -C {STORE}"
-               " && pkcsslotd")
+    ok(target, f"rm -rf {STORE}/{folder} /dev/shm/var.lib.opencryptoki.{folder}"
+               f" && age -d -i {KEY_FILE} {archive} | tar -xpz -C {STORE} && pkcsslotd")
     slot = slot_of(target)
     flags = ok(target, f"pkcsconf -t -c {slot} | grep Flags")
     login = target.run(f"PKCS11_USER_PIN={USER_PIN} p11sak list-key all --slot {slot}")
@@ -244,18 +307,19 @@ def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
     host, folder = fresh_host, FOLDER[arch(fresh_host)]
     serve_token(host)
     daemon = ok(host, "cat /run/opencryptoki/pkcsslotd.pid")
-    refused = host.run(f"bash {snippet_path(BACKUP)} {BACKUPS}")
+    recipient = make_key(host)
+    refused = host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}")
     print(f"\n$ back-up-token.sh {BACKUPS}   (httpd serving with the token's key)\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"The token in {STORE}/{folder} is in use by process "), output(refused)
     assert "(apache2)" in refused.stderr, output(refused)
     assert refused.stderr.rstrip().endswith("Nothing was copied."), output(refused)
-    assert host.run(f"ls {BACKUPS}/*.tar.gz").rc != 0, "an archive was written"
+    assert host.run(f"ls {BACKUPS}/*.tar.gz*").rc != 0, "an archive was written"
     assert ok(host, "cat /run/opencryptoki/pkcsslotd.pid") == daemon  # the slot daemon was not touched
     ok(host, "apachectl stop; for i in $(seq 50); do pgrep -x apache2 >/dev/null || break; sleep 0.2; done")
     free = host.run(f"bash {snippet_path(IN_USE)}")
     assert free.stdout == f"No process uses the token in {STORE}/{folder}.\n", output(free)
-    assert host.run(f"bash {snippet_path(BACKUP)} {BACKUPS}").rc == 0
+    assert host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}").rc == 0
 
 
 @pytest.mark.from_state(TOKEN_KEY)
@@ -266,13 +330,173 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     source, folder = fresh_host, FOLDER[arch(fresh_host)]
     archive = carry(source, target, back_up(source)[0])
     stop_pkcsslotd(target)
-    ok(target, f"rm -rf {STORE}/{folder} && tar -xpzf {archive} -C {STORE} && pkcsslotd")
+    # what the backup and the restore do to every token of the host: with the slot daemon stopped, none opens
+    down = target.run("pkcsconf -t")
+    assert down.rc != 0, output(down)
+    ok(target, f"rm -rf {STORE}/{folder} && age -d -i {KEY_FILE} {archive} | tar -xpz -C {STORE} && pkcsslotd")
     by_hand = key_attributes(target, slot_of(target))
     assert by_hand.count(f'Label: "{KEY}"') == 1, by_hand
     assert "Key: private RSA" in by_hand, by_hand
     stop_pkcsslotd(target)
     ok(target, f"rm /dev/shm/var.lib.opencryptoki.{folder} && pkcsslotd")
     assert key_attributes(target, slot_of(target)).count(f'Label: "{KEY}"') == 2
+
+
+@pytest.mark.snippet(BACKUP, RESTORE, MAKE_KEY, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.only_hosts("debian13-amd64")
+def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written(fresh_host, target):
+    source = fresh_host
+    recipient = make_key(source)
+    daemon = ok(source, "cat /run/opencryptoki/pkcsslotd.pid")
+    for value, sentence in (("", "Set BACKUP_RECIPIENT to the public key (age1...) of your offline backup key"),
+                            (f"$(grep ^AGE-SECRET-KEY- {KEY_FILE})", "BACKUP_RECIPIENT holds a secret key."),
+                            ("age1notakey", "BACKUP_RECIPIENT is not an age public key: 'age1notakey'.")):
+        refused = source.run(f'BACKUP_RECIPIENT="{value}" bash {snippet_path(BACKUP)} {BACKUPS}')
+        assert refused.rc == 1, output(refused)
+        assert refused.stderr.startswith(sentence), output(refused)
+        assert "AGE-SECRET-KEY-" not in refused.stderr, "the secret key was printed"
+        assert source.run(f"ls -A {BACKUPS} 2>/dev/null | grep -q .").rc == 1, "something was written"
+        assert ok(source, "cat /run/opencryptoki/pkcsslotd.pid") == daemon, "the slot daemon was touched"
+
+    ok(source, "touch /tmp/before-backup")
+    archive, _said = back_up(source, recipient)
+    assert encrypted(source, archive) == []
+    # no plain copy left anywhere: no file the backup wrote or changed, outside the token store, reads as gzip or tar
+    changed = ok(source, "find / -xdev -newer /tmp/before-backup -type f ! -path '/var/lib/opencryptoki/*'"
+                         " ! -path '/proc/*' -size +0").split()
+    assert archive in changed, changed
+    plain = [path for path in changed
+             if source.run(f"gzip -t {shlex.quote(path)} || tar -tf {shlex.quote(path)}").rc == 0]
+    assert plain == [], plain
+    manifest = ok(source, f"cat {archive.removesuffix('.tar.gz.age')}.manifest")
+    assert f"recipient: {recipient}\n" in manifest
+    assert "AGE-SECRET-KEY-" not in manifest
+
+    carried = carry(source, target, archive)
+    other = "/root/other-key.txt"
+    make_key(target, other)  # a backup key, but not the one the archive was made for
+    before = files(target, ".")
+    wrong = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {other}")
+    print(f"\n$ restore-token.sh {carried} {other}   (another backup key)\n{wrong.stderr}")
+    assert wrong.rc == 1, output(wrong)
+    assert wrong.stderr.startswith(f"The identity in {other} does not open {carried} (age: "), output(wrong)
+    assert f"Bring the secret key of the recipient the backup was made for: {recipient}." in wrong.stderr
+    assert wrong.stderr.rstrip().endswith("Nothing was changed."), output(wrong)
+    assert "line " not in wrong.stderr, output(wrong)
+    no_admin = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    assert no_admin.rc == 1, output(no_admin)
+    assert no_admin.stderr.startswith("Set TOKEN_ADMIN to the token administrator"), output(no_admin)
+    ok(target, f"chmod 644 {KEY_FILE}")
+    open_key = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    assert open_key.rc == 1, output(open_key)
+    assert open_key.stderr.startswith(f"Refused: {KEY_FILE} may be read by others (mode 644)"), output(open_key)
+    assert files(target, ".") == before
+
+
+@pytest.mark.snippet(BACKUP, RESTORE, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.only_hosts("debian13-amd64")
+def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_followed(fresh_host):
+    """A member of pkcs11 (mallory) may write the store and the token folder. The backup refuses a symbolic link or
+    a FIFO there, and a token folder replaced by a link; the restore refuses an archive that holds a link. The
+    negative case, the script before, follows the link as root (its manifest holds the hash of a root-only file) and
+    writes an archive that opens without a key."""
+    host, folder = fresh_host, FOLDER[arch(fresh_host)]
+    recipient = make_key(host)
+    archive, _said = back_up(host, recipient)  # a good archive, for the restore's half
+    ok(host, "useradd -M -G pkcs11 mallory && echo 'root only' > /root/secret && chmod 600 /root/secret")
+    secret = ok(host, "sha256sum /root/secret").split()[0]
+    token, planted = f"{STORE}/{folder}", f"{STORE}/{folder}/TOK_OBJ/ZZ000000.TOK"
+    daemon = ok(host, "cat /run/opencryptoki/pkcsslotd.pid")
+
+    def backup_refused(plant: str, sentence: str) -> None:
+        ok(host, f"runuser -u mallory -- sh -c {shlex.quote(plant)}")
+        refused = host.run(f"BACKUP_RECIPIENT={recipient} timeout 120 bash {snippet_path(BACKUP)} /var/backups/again")
+        print(f"\n# as mallory: {plant}\n$ back-up-token.sh /var/backups/again\n{refused.stderr}")
+        assert refused.rc == 1, output(refused)
+        assert refused.stderr.startswith(sentence), output(refused)
+        assert refused.stderr.rstrip().endswith("Nothing was copied."), output(refused)
+        assert host.run("ls -A /var/backups/again 2>/dev/null | grep -q .").rc == 1, "something was written"
+        assert ok(host, "cat /run/opencryptoki/pkcsslotd.pid") == daemon, "the slot daemon was touched"
+
+    backup_refused(f"ln -s /root/secret {planted}", f"Refused: {token} holds what openCryptoki never writes:"
+                   f" {planted}, a symbolic link to /root/secret. A member of the pkcs11 group may have planted it.")
+    ok(host, f"rm {planted}")
+    backup_refused(f"mkfifo {planted}", f"Refused: {token} holds what openCryptoki never writes: {planted}, of type p.")
+    ok(host, f"rm {planted}")
+    backup_refused(f"mv {token} {token}.real && ln -s /root {token}",
+                   f"Refused: {token} is a symbolic link, which openCryptoki never makes.")
+    ok(host, f"rm {token} && mv {token}.real {token}")
+
+    # The negative case: the script before, with the same link planted, reads the root-only file as root.
+    ok(host, f"runuser -u mallory -- ln -s /root/secret {planted}")
+    copy_to(host, OLD_BACKUP.read_text(encoding="utf-8"), "/tmp/old/back-up-token.sh")
+    copy_to(host, (SNIPPETS / IN_USE).read_text(encoding="utf-8"), "/tmp/old/check-token-not-in-use.sh")
+    old = host.run("bash /tmp/old/back-up-token.sh /var/backups/old")
+    assert old.rc == 0, output(old)
+    old_manifest = ok(host, "cat /var/backups/old/*.manifest")
+    followed = re.search(rf"^{secret} \S+ \S+ {folder}/TOK_OBJ/ZZ000000.TOK$", old_manifest, re.M)
+    assert followed, "the old script did not follow the link: the negative case no longer shows what the check refuses"
+    assert encrypted(host, ok(host, "ls /var/backups/old/*.tar.gz").strip()) != []
+    ok(host, f"rm {planted}")
+
+    # The restore: an archive whose token folder holds a symbolic link is refused before anything changes.
+    linked = repack(host, archive, "/tmp/linked/linked.tar.gz.age", f"ln -s /root/secret {folder}/TOK_OBJ/ZZ000000.TOK",
+                    recipient)
+    before = files(host, folder)
+    refused = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {linked} {KEY_FILE}")
+    print(f"\n$ REPLACE=yes restore-token.sh {linked} {KEY_FILE}   (a link in the archive)\n{refused.stderr}")
+    assert refused.rc == 1, output(refused)
+    assert refused.stderr.startswith(f"Refused: {linked} holds what back-up-token.sh never writes"), output(refused)
+    assert f"{folder}/TOK_OBJ/ZZ000000.TOK -> /root/secret" in refused.stderr, output(refused)
+    assert files(host, folder) == before
+
+    # A failure after the restore closed the store to the group (a file differs from the manifest): the store is
+    # opened again, the slot daemon runs, the token folder is as it was.
+    tampered = repack(host, archive, "/tmp/tampered/t.tar.gz.age", "true", recipient)
+    manifest = tampered.removesuffix(".tar.gz.age") + ".manifest"
+    copy_to(host, re.sub(rf"^[0-9a-f]{{64}}( .* {folder}/MK_SO)$", "0" * 64 + r"\1", ok(host, f"cat {manifest}"),
+                         flags=re.M), manifest)
+    failed = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {tampered} {KEY_FILE}")
+    assert failed.rc == 1, output(failed)
+    assert failed.stderr.startswith(f"The unpacked files differ from {manifest}: "), output(failed)
+    assert ok(host, f"stat -c '%a %U:%G' {STORE}").split() == ["770", "root:pkcs11"], "the store stayed closed"
+    assert host.run("pkcsconf -s >/dev/null").rc == 0, "the slot daemon was not started again"
+    assert files(host, folder) == before
+    assert host.run(f"ls -d {STORE}/.restore.*").rc != 0, "the unpacked folder was left behind"
+
+
+@pytest.mark.snippet(PIN_STRENGTH, MAKE_KEY, checker="testinfra")
+@pytest.mark.only_hosts("debian13-amd64")
+def test_a_pin_of_digits_alone_is_refused_and_a_backup_key_is_never_overwritten(fresh_host):
+    host = fresh_host
+    cases = {"13572468": "The PIN in NEW_PIN is digits alone", "Tk7-pQ2": "The PIN in NEW_PIN has 7 characters",
+             "abcdefg1": "The PIN in NEW_PIN uses 2 of", "Tk7 pQ2x": "The PIN in NEW_PIN has a blank",
+             "Tk7-pQ2x": None}
+    for pin, sentence in cases.items():
+        said = host.run(f"NEW_PIN={shlex.quote(pin)} bash {snippet_path(PIN_STRENGTH)} NEW_PIN")
+        assert pin not in said.stdout + said.stderr, "the PIN was printed"
+        if sentence is None:
+            assert said.rc == 0, output(said)
+            assert said.stdout == "The PIN in NEW_PIN has 8 characters from 4 of the 4 kinds: strong enough.\n"
+        else:
+            assert said.rc == 1, output(said)
+            assert said.stderr.startswith(sentence), output(said)
+    assert host.run(f"bash {snippet_path(PIN_STRENGTH)} NEW_PIN").rc == 1  # not set
+
+    recipient = make_key(host, "/tmp/key.txt")
+    kept = ok(host, "cat /tmp/key.txt")
+    again = host.run(f"bash {snippet_path(MAKE_KEY)} /tmp/key.txt")
+    assert again.rc == 1, output(again)
+    assert again.stderr.startswith("/tmp/key.txt exists: a new key never replaces an old one"), output(again)
+    assert ok(host, "cat /tmp/key.txt") == kept
+    assert ok(host, "age-keygen -y /tmp/key.txt").strip() == recipient
+    # made on a host with a token store (this one has openCryptoki), it says to move the key offline
+    noted = host.run(f"bash {snippet_path(MAKE_KEY)} /tmp/key2.txt")
+    assert noted.rc == 0, output(noted)
+    assert noted.stderr.startswith("Note: this host has an openCryptoki token store."), output(noted)
+    assert "AGE-SECRET-KEY-" not in noted.stdout + noted.stderr, "the secret key was printed"
 
 
 def test_the_scripts_know_the_token_folders_of_the_facts_table():

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Backs up the data store of an openCryptoki token that keeps its keys in files (the ICA and the Soft token): the
-# token folder with NVTOK.DAT, MK_SO, MK_USER and TOK_OBJ/, owners and modes kept, in a tar.gz with a manifest
-# (sha256, owner, group and mode of every file). Run as root: back-up-token.sh BACKUP_DIR
+# token folder with NVTOK.DAT, MK_SO, MK_USER and TOK_OBJ/, owners and modes kept, as a tar.gz encrypted with age to
+# the public key of a backup key whose secret half stays offline, and a manifest beside it (the recipient, the
+# archive's sha256, and sha256, owner, group and mode of every file). tar streams into age: no unencrypted archive
+# is written, not even for a moment. Run as root: BACKUP_RECIPIENT=age1... back-up-token.sh BACKUP_DIR
+# Why root: stopping the slot daemon (which stops every token on the host) and seeing which processes map the
+# token's memory need it. The token folder, which the pkcs11 group may write, is read with that group's rights only
+# (as nobody, group pkcs11): a symbolic link a member plants there reaches nothing the group cannot read, and the
+# backup refuses a folder that holds anything but plain files and folders.
 # Environment (optional): TOKEN_DIR, the token folder (default: lite, the ICA token's, on s390x; swtok, the Soft
 # token's, elsewhere; tokname in opencryptoki.conf names another), OCK_DATA_STORE (/var/lib/opencryptoki).
 # The slot daemon is stopped while the files are copied and started again afterwards if it was running. Needs
@@ -9,20 +15,41 @@
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
-(($# == 1)) || die "Usage: $0 BACKUP_DIR (a folder for the archive and its manifest)"
+(($# == 1)) || die "Usage: BACKUP_RECIPIENT=age1... $0 BACKUP_DIR (a folder for the archive and its manifest)"
 backup_dir=$1
 store="${OCK_DATA_STORE:-/var/lib/opencryptoki}"
 if [[ $(uname -m) == s390x ]]; then default_dir=lite; else default_dir=swtok; fi
 token_dir="${TOKEN_DIR:-$default_dir}"
 token="$store/$token_dir"
 pidfile=/run/opencryptoki/pkcsslotd.pid
+recipient="${BACKUP_RECIPIENT:-}"
 
-[[ $EUID -eq 0 ]] || die "Run this as root: the token folder belongs to root and the pkcs11 group."
-command -v pkcsslotd >/dev/null || die "pkcsslotd is missing: install openCryptoki (this host has no token to back up)."
-[[ $token_dir =~ ^[A-Za-z0-9._-]+$ ]] || die "TOKEN_DIR must be a folder name under $store, not '$token_dir'."
+[[ -n $recipient ]] || die "Set BACKUP_RECIPIENT to the public key (age1...) of your offline backup key" \
+  "(make-backup-key.sh makes one): this script writes no unencrypted archive. Nothing was copied."
+[[ $recipient != AGE-SECRET-KEY-* ]] || die "BACKUP_RECIPIENT holds a secret key. Give its public key (age1...," \
+  "what age-keygen -y prints); the secret key belongs offline, not on this host. Nothing was copied."
+[[ $EUID -eq 0 ]] || die "Run this as root: it stops the slot daemon and reads which processes use the token."
+for tool in pkcsslotd age setpriv; do
+  command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki, age and util-linux. Nothing was copied."
+done
+age --encrypt --recipient "$recipient" </dev/null >/dev/null 2>&1 ||
+  die "BACKUP_RECIPIENT is not an age public key: '$recipient'. Nothing was copied."
+[[ $token_dir =~ ^[A-Za-z0-9_-][A-Za-z0-9._-]*$ ]] || die "TOKEN_DIR must be a folder name under $store, not '$token_dir'."
+[[ ! -L $token ]] || die "Refused: $token is a symbolic link, which openCryptoki never makes. Nothing was copied."
 [[ -d $token ]] || die "$token does not exist: set TOKEN_DIR to the token's folder (ls $store)."
+getent group pkcs11 >/dev/null || die "Group pkcs11 does not exist: install openCryptoki first."
+[[ $(stat -c %G "$token") == pkcs11 ]] || die "$token does not belong to the pkcs11 group: open it to the group" \
+  "first (let-pkcs11-group-store-keys.sh); this backup reads it with that group's rights. Nothing was copied."
+# openCryptoki writes only plain files and folders with plain names here. Anything else was put there by hand or by
+# a member of the pkcs11 group: a symbolic link, a hard link or a FIFO can make a tool that root runs read or write
+# another file, or hang (CVE-2026-23893). find does not follow symbolic links.
+odd=$(find "$token" -type l -printf '%p, a symbolic link to %l\n' -o ! -type f ! -type d -printf '%p, of type %y\n' \
+  -o -type f -links +1 -printf '%p, a hard link\n' -o -name '*[!A-Za-z0-9._-]*' -printf '%p, an odd name\n' | head -n 5)
+[[ -z $odd ]] || die "Refused: $token holds what openCryptoki never writes: ${odd//$'\n'/; }. A member of the pkcs11" \
+  "group may have planted it. Look at it, remove it, and ask who put it there. Nothing was copied."
 missing=()
-for part in NVTOK.DAT MK_SO MK_USER TOK_OBJ; do [[ -e $token/$part ]] || missing+=("$part"); done
+for part in NVTOK.DAT MK_SO MK_USER; do [[ -f $token/$part ]] || missing+=("$part"); done
+[[ -d $token/TOK_OBJ ]] || missing+=(TOK_OBJ)
 ((${#missing[@]} == 0)) ||
   die "$token lacks ${missing[*]}: it is not an initialised token with a user PIN, so there is nothing to back up."
 case $token_dir in
@@ -31,6 +58,8 @@ case $token_dir in
       "master key: the archive is usable only where the adapter domains carry the same master key." >&2 ;;
 esac
 mkdir -p "$backup_dir"
+# The token folder is read as nobody with group pkcs11 and no other group: the rights of any member of the group.
+as_group() { setpriv --reuid=nobody --regid=pkcs11 --clear-groups -- "$@"; }
 
 slotd=$(cat "$pidfile" 2>/dev/null || true)
 # No program may use the token meanwhile: the check beside this script names those that do.
@@ -42,11 +71,18 @@ bash "$check" "$token_dir" >/dev/null || die "Nothing was copied."
 alive() { local st; st=$(cat "/proc/$1/status" 2>/dev/null) || return 1; ! grep -q '^State:[[:space:]]*Z' <<<"$st"; }
 
 # Stop the slot daemon for the copy, so that no program can open the token meanwhile; start it again at the end.
+# There is one slot daemon per host: while it is stopped, no token on this host can be opened.
 systemd=no
 if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then systemd=yes; fi  # systemd's own package
 running=no
 if [[ -n $slotd ]] && alive "$slotd"; then running=yes; fi
-start_again() {
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+name="opencryptoki-$token_dir-$(hostname -s)-$stamp"
+archive="$backup_dir/$name.tar.gz.age"
+manifest="$backup_dir/$name.manifest"
+partial="$archive.partial"
+finish() {
+  rm -f "$partial"
   [[ $running == yes ]] || return 0
   if [[ $systemd == yes ]]; then systemctl start pkcsslotd.service; else pkcsslotd; fi
 }
@@ -55,18 +91,29 @@ if [[ $running == yes ]]; then
   for _ in $(seq 50); do alive "$slotd" || break; sleep 0.2; done
   ! alive "$slotd" || die "pkcsslotd (PID $slotd) did not stop within 10 seconds; nothing was copied."
 fi
-trap start_again EXIT
+trap finish EXIT
 
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
-name="opencryptoki-$token_dir-$(hostname -s)-$stamp"
-archive="$backup_dir/$name.tar.gz"
-manifest="$backup_dir/$name.manifest"
 umask 077
-# Owners and groups by name (the pkcs11 group's number can differ on the host you restore to).
-tar --create --gzip --preserve-permissions --file "$archive" --directory "$store" "$token_dir"
+# Owners and groups by name (the pkcs11 group's number can differ on the host you restore to). tar reads the folder
+# with the group's rights and writes to a pipe; age encrypts what comes through it.
+if ! as_group tar --create --gzip --file - --directory "$store" "$token_dir" |
+  age --encrypt --recipient "$recipient" --output "$partial"; then
+  die "The archive was not written (tar or age said why above): a file in $token that the pkcs11 group cannot read" \
+    "stops the backup. Nothing was kept."
+fi
+mv "$partial" "$archive"
 # The format of the store: openCryptoki 3.12 and later write 40-byte master-key files (AES key wrap); older
 # stores, and tokens without "tokversion = 3.12" in opencryptoki.conf, have larger ones.
 if [[ $(stat -c %s "$token/MK_SO") == 40 ]]; then format=3.12; else format=pre-3.12; fi
+# One line per file and folder, read with the group's rights too: "sha256 (or: directory) mode owner:group path".
+# The manifest holds no secret (a hash does not give back the file, so it lets nobody test a PIN) and stays plain
+# beside the archive: anyone can check a copy, and the restore can check the archive before it decrypts it.
+if ! sums=$(cd "$store" && as_group find "$token_dir" -type f -exec sha256sum {} +) ||
+  ! modes=$(cd "$store" && as_group find "$token_dir" -printf '%y %m %u:%g %p\n' | sort -k4); then
+  die "The files of $token could not be read with the pkcs11 group's rights."
+fi
+entries=$(awk 'NR == FNR { sum[$2] = $1; next } { print ($1 == "d" ? "directory" : sum[$4]), $2, $3, $4 }' \
+  <(echo "$sums") <(echo "$modes"))
 {
   echo "# openCryptoki token backup: $archive"
   echo "token-dir: $token_dir"
@@ -74,14 +121,12 @@ if [[ $(stat -c %s "$token/MK_SO") == 40 ]]; then format=3.12; else format=pre-3
   echo "store-format: $format"
   echo "host: $(hostname -f 2>/dev/null || hostname) ($(uname -m))"
   echo "made: $stamp"
+  echo "recipient: $recipient"
   echo "archive-sha256: $(sha256sum "$archive" | cut -d' ' -f1)"
   echo "# sha256 (or: directory) mode owner:group path"
-  (cd "$store" && find "$token_dir" | sort | while read -r path; do
-    if [[ -d $path ]]; then sum=directory; else sum=$(sha256sum "$path" | cut -d' ' -f1); fi
-    echo "$sum $(stat -c '%a %U:%G' "$path") $path"
-  done)
+  echo "$entries"
 } >"$manifest"
 files=$(grep -c '^[0-9a-f]\{64\} ' "$manifest")
 echo "backed up $token ($files files, store format $format) to $archive"
+echo "encrypted to $recipient: only the secret key of that recipient opens it"
 echo "manifest: $manifest"
-echo "Keep the archive as safe as the token's PINs: with the user PIN, it opens every private key of the token."
