@@ -1,4 +1,4 @@
-"""The site's downloads: the verify tool's wheel and the snippet bundle, built with the site, offered with their SHA-256.
+"""The site's downloads: the verify tool's wheel and the snippet bundle, built with the site, with their SHA-256.
 
 At ``builder-inited`` every build writes into ``<outdir>/downloads/``: the wheel (zrunbook/wheel.py: the console
 script ``zrunbook`` with verify and doctor) and the snippet bundle (zrunbook/bundle.py), each with a ``NAME.sha256``
