@@ -187,3 +187,32 @@ def test_the_wheelhouse_step_refuses_a_platform_pip_cannot_use(reader, tmp_path)
     assert run.returncode == 1
     assert "is not a platform tag such as manylinux_2_41_x86_64" in run.stderr, run.stderr
     assert not (tmp_path / "house").exists()
+
+
+def shown_sha_problems(page: str, downloads: Path) -> list[str]:
+    """Each download the page names with a SHA-256 against the file the site holds and its .sha256 file."""
+    shown = dict(re.findall(r'href="\.\./downloads/([^"]+\.(?:whl|gz))">.*?SHA-256: <code[^>]*><span class="pre">'
+                            r'([0-9a-f]{64})', page, re.S))
+    out = [] if shown else ["the page shows no download with its SHA-256"]
+    for name, sha in shown.items():
+        file = downloads / name
+        if not file.is_file():
+            out.append(f"{name}: not in the site's downloads")
+            continue
+        if hashlib.sha256(file.read_bytes()).hexdigest() != sha:
+            out.append(f"{name}: the page shows {sha[:12]}..., the file has another SHA-256")
+        if (downloads / f"{name}.sha256").read_text(encoding="utf-8") != f"{sha}  {name}\n":
+            out.append(f"{name}.sha256 does not hold the SHA-256 the page shows")
+    return out
+
+
+def test_the_verify_page_shows_the_sha256_of_the_files_the_site_offers(site):
+    page = (site / "how-to" / "verify-your-fleet.html").read_text(encoding="utf-8")
+    assert sorted(re.findall(r'href="\.\./downloads/([^"]+\.(?:whl|gz))"', page)) == \
+        sorted(p.name for p in (site / "downloads").iterdir() if p.suffix in (".whl", ".gz"))
+    assert shown_sha_problems(page, site / "downloads") == []
+    name = next(p.name for p in (site / "downloads").glob("*.whl"))
+    sha = hashlib.sha256((site / "downloads" / name).read_bytes()).hexdigest()
+    assert shown_sha_problems(page.replace(sha, "0" * 64), site / "downloads") == [
+        f"{name}: the page shows 000000000000..., the file has another SHA-256",
+        f"{name}.sha256 does not hold the SHA-256 the page shows"]
