@@ -8,6 +8,7 @@ SHA-256 the site shows is that of any build of the commit.
 
 from __future__ import annotations
 
+import re
 import tomllib
 import zipfile
 from pathlib import Path
@@ -22,6 +23,7 @@ from zrunbook.verify.doctor import PROBE
 from zrunbook.verify.steps import STEPS
 
 SHIPPED = "zrunbook/_shipped/"
+PAGE = ROOT / "docs" / "how-to" / "verify-your-fleet.md"
 RUNS = {s.snippet for s in STEPS} | {PROBE}
 
 
@@ -111,3 +113,17 @@ def test_the_console_script_runs_verify_and_doctor_only(monkeypatch, capsys):
     monkeypatch.setattr("sys.argv", ["zrunbook"])
     assert cli.installed() == 2
     assert "zrunbook verify --inventory INV" in capsys.readouterr().out
+
+
+def named_wheels_problems(page: str, name: str) -> list[str]:
+    """The wheel file names the page's steps are run with (their :run: lines) that are not the built wheel's."""
+    return [f"the page runs a step with {n}, the build makes {name}"
+            for n in sorted(set(re.findall(r"^:run: \./(zrunbook-\S+\.whl)", page, re.M))) if n != name]
+
+
+def test_the_page_runs_its_steps_with_the_wheel_the_build_makes(built):
+    page = PAGE.read_text(encoding="utf-8")
+    assert re.search(r"^:run: \./zrunbook-", page, re.M)
+    assert named_wheels_problems(page, built.name) == []
+    assert named_wheels_problems(":run: ./zrunbook-0.0.9-py3-none-any.whl wheelhouse\n", built.name) == [
+        f"the page runs a step with zrunbook-0.0.9-py3-none-any.whl, the build makes {built.name}"]

@@ -6,7 +6,8 @@ file in ``sha256sum`` format beside it. ``{site-download} wheel`` (or ``bundle``
 SHA-256 and the link to its ``.sha256`` file; the SHA-256 is the one of the file this build wrote, never typed. The
 bundle's bytes change with each build (its manifest has the build's time), so every page that shows a download is
 read again in each build (``env-get-outdated``): a page never shows the SHA-256 of an earlier build's file. In the
-PDF the file is named with its SHA-256 and said to be on the HTML site.
+PDF the file is named and said to be on the HTML site, with its SHA-256 only for the wheel, whose bytes depend on the
+sources alone: the PDF's own bundle is not the HTML site's.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sphinx.util.docutils import SphinxDirective
 from zrunbook import bundle, wheel
 
 FOLDER = "downloads"
+REPRODUCIBLE = {"wheel"}  # the same sources give the same bytes (zrunbook/wheel.py); the bundle records its build time
 WHAT = {"wheel": "the verify tool: a Python wheel with zrunbook verify and zrunbook doctor",
         "bundle": "the snippet bundle: every snippet of this guide, with MANIFEST.json"}
 
@@ -54,6 +56,9 @@ class SiteDownload(SphinxDirective):
         para += nodes.Text(f" ({WHAT[kind]}, {size / 1024:.0f} KiB")
         if self.env.app.builder.format != "html":
             para += nodes.Text(", in the downloads folder of the HTML site")
+            if kind not in REPRODUCIBLE:  # this build's file is not the HTML site's: its SHA-256 would not match
+                para += nodes.Text("). Its SHA-256 is the HTML page's, and in its .sha256 file there.")
+                return [para]
         para += nodes.Text("). SHA-256: ")
         para += nodes.literal(sha, sha)
         para += nodes.Text(" (")
