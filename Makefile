@@ -12,7 +12,7 @@ PYTEST_ARGS := $(if $(CHECKS)$(SNIPPET),$(if $(SNIPPET),--zr-only=$(SNIPPET)) $(
 # tox.ini's default (--zr-require-coverage checks), the 'every snippet is checked' invariant.
 CHECK_POSARGS := $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
-.PHONY: help html pdf check lock check-static declarations lint serve where bundle verify doctor bench $(addprefix bench-,$(BENCHES)) clean
+.PHONY: help html pdf check lock check-static declarations lint serve where bundle wheel verify doctor bench $(addprefix bench-,$(BENCHES)) clean
 export ZR_HOSTS
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-13s %s\n", $$1, $$2}'
@@ -53,6 +53,11 @@ where: ## everything about one snippet (SNIPPET=crypto/token/init-token.sh) or w
 bundle: ## archive every snippet with a manifest (sha256, checkers, last result) -> build/zrunbook-snippets.tar.gz; PROFILE=site.toml adds site.env
 	$(call setup,html)
 	$(TOX) -q -e bundle $(if $(PROFILE),-- --profile "$(PROFILE)")
+
+wheel: ## the verify tool as a wheel with its SHA-256 -> build/wheel/zrunbook-*.whl(.sha256); make html puts the same in the site's downloads
+	$(call setup,html)
+	$(TOX) -q -e docs --notest
+	.tox/docs/bin/python -m zrunbook.wheel build/wheel
 
 verify: ## check your hosts against the runbook over SSH: INVENTORY=hosts.yml PROFILE=site.toml [LIMIT=group] [WORKERS=n] -> build/verify/
 	@test -n "$(INVENTORY)" -a -n "$(PROFILE)" || { echo "make verify: give INVENTORY=<your Ansible inventory> and PROFILE=<your site profile> (example: snippets/verify/site-profile.toml)" >&2; exit 2; }

@@ -26,6 +26,7 @@ extensions = [
     "walked",
     "verify_tables",
     "where_index",
+    "downloads",
 ]
 
 exclude_patterns = ["_build", "_ext", "_charts", "**/README.md"]

@@ -74,5 +74,24 @@ def main(argv: list[str]) -> int:
     return 2
 
 
+INSTALLED_COMMANDS = ("verify", "doctor")
+
+
+def installed() -> int:
+    """The console script ``zrunbook`` of the wheel the site offers: verify and doctor only. The other commands
+    read the checkout (its declarations, pages and results), which the wheel does not carry."""
+    argv = sys.argv[1:]
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print("usage: zrunbook verify --inventory INV --profile SITE.toml [--limit GROUP] [--out DIR] [--workers N]\n"
+              "       zrunbook doctor --inventory INV --profile SITE.toml --host NAME\n"
+              "(zrunbook verify --help and zrunbook doctor --help give every option)")
+        return 0 if argv else 2
+    if argv[0] not in INSTALLED_COMMANDS:
+        print(f"zrunbook: {argv[0]!r} is not a command of the installed tool, which has verify and doctor; the "
+              "other commands (bundle, where, outcome, serve) run in a checkout of the runbook", file=sys.stderr)
+        return 2
+    return main(argv)
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
