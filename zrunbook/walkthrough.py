@@ -38,6 +38,8 @@ NEEDS = {
     "ibm-z": "needs IBM Z hardware",
     "s390x": "s390x only",
     "s390x-path": "as shown for s390x; elsewhere after writing this machine's library path (step 2)",
+    "ecc-on-z": "on IBM Z with ECC in hardware (z15 or later, or a CCA coprocessor); elsewhere after writing this "
+                "machine's library path (step 2)",
     "ihs": "needs IBM HTTP Server",
     "db2": "needs Db2",
     "websphere": "needs WebSphere Application Server",

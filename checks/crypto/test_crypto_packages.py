@@ -24,7 +24,7 @@ VERIFY = "crypto/packages/verify-packages.sh"
 def test_install_snippet_succeeds_offline_and_leaves_the_packages_installed(fresh_host):
     result = run_snippet(fresh_host, INSTALL)
     assert result.rc == 0, output(result)
-    wanted = ["opencryptoki", "openssl"]  # openssl: the chapter asks for `openssl version` before 05-verify
+    wanted = ["opencryptoki", "openssl", "procps"]  # openssl: `openssl version` before 05-verify; procps: ps
     if fresh_host.zr_name == "debian13-s390x":
         wanted += ["libica-utils", "s390-tools"]
     for package in wanted:

@@ -17,8 +17,8 @@ import pytest
 
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
 from checks.hosts.pin_state import FAILED, FINAL_TRY, LOCKED, NEW, OLD, WRONG, flags, handshake, in_service
-from checks.hosts.steps import run_snippet, snippet_path
-from checks.hosts.token import slot_of
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import ADMIN, slot_of, token_admin
 from checks.hosts.util import ok, output
 from zrunbook.shown_output import assert_shown_output
 
@@ -28,7 +28,6 @@ CLEAR = "daytwo/clear-pin-count.sh"
 CLEAR_OUT = "daytwo/clear-pin-count.out"
 SITE_STEP = "ihs/apache/enable-tls-site-debian.sh"
 ADD_USER = "crypto/pkcs11-group/add-user-to-pkcs11-group.sh"
-ADMIN = "tokenadmin"
 # What httpd's error log shows when pkcs11-provider 1.0 cancels the parent's login at USER_PIN_FINAL_TRY: mod_ssl's
 # lookup of the key failed, not why (the provider's "Only one auth attempt left on token" does not reach the log).
 LOOKUP_FAILED = "AH10492: Init: OSSL_STORE_INFO_PKEY lookup failed for private key identifier"
@@ -47,12 +46,6 @@ def at_final_try(host) -> str:
         wrong_pin_holder(host)
     assert flags(host) & FAILED == FINAL_TRY, f"{flags(host):#x}"
     return ca
-
-
-def token_admin(host) -> None:
-    ok(host, f"id {ADMIN} || useradd --system --no-create-home {ADMIN}")
-    added = run_snippet(host, ADD_USER, ADMIN)
-    assert added.rc == 0, output(added)
 
 
 def clear(host, pin: str, user: str = ADMIN):

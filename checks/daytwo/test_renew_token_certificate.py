@@ -23,7 +23,7 @@ import pytest
 
 from checks.hosts.apache import CA, ECDSA_CERT, TOKEN_KEY, put, serve_token, serve_token_ecdsa
 from checks.hosts.steps import snippet_path
-from checks.hosts.token import PINS, slot_of, token_env
+from checks.hosts.token import ADMIN, PINS, slot_of, token_env
 from checks.hosts.util import ok, output
 
 pytestmark = pytest.mark.only_hosts("debian13-amd64")
@@ -62,7 +62,7 @@ def handshakes_so_far(host) -> int:
 
 
 def remove_old_key(host):
-    return host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} bash {snippet_path(REMOVE)} {OLD}")
+    return host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} TOKEN_ADMIN={ADMIN} bash {snippet_path(REMOVE)} {OLD}")
 
 
 @pytest.mark.snippet(SWITCH, REMOVE, LOAD, CHECK_KEY, KEY_STEP, checker="testinfra")

@@ -20,7 +20,7 @@ import pytest
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
 from checks.hosts.pin_state import COUNT_LOW, FAILED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.steps import snippet_path
-from checks.hosts.token import slot_of
+from checks.hosts.token import ADMIN, slot_of
 from checks.hosts.util import ok, output
 from zrunbook.shown_output import assert_shown_output
 
@@ -40,7 +40,8 @@ def no_pin_in(result) -> None:
 
 
 def rotate(host, current: str, new: str = NEW):
-    result = host.run(f"TOKEN_USER_PIN={current} NEW_TOKEN_USER_PIN={new} bash {snippet_path(ROTATE)} </dev/null")
+    result = host.run(f"TOKEN_USER_PIN={current} NEW_TOKEN_USER_PIN={new} TOKEN_ADMIN={ADMIN} "
+                      f"bash {snippet_path(ROTATE)} </dev/null")
     no_pin_in(result)
     return result
 

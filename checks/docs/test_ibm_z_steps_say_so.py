@@ -13,7 +13,8 @@ IBM_Z_ONLY = re.compile(r"^(?!\s*#).*\b(icainfo|icastats|lszcrypt|chzcrypt|chzde
 
 
 # scripts that use such a program only where the hardware is there, and say why
-CONDITIONAL = {"crypto/verify/check-token-signs.sh": "icastats only when the slot's token is the ICA token"}
+CONDITIONAL = {"crypto/verify/check-token-signs.sh": "icastats only when the slot's token is the ICA token",
+               "monitor/zrunbook-textfile.sh": "icastats only where libica's tools are installed (command -v)"}
 GATE = re.compile(r"uname -m\)? *[!=]= *s390x")  # the script itself stops with "this is not IBM Z" elsewhere
 
 

@@ -13,7 +13,8 @@ from zrunbook.walkthrough import DEBIAN_TABS, chapter, steps, walk_order
 
 CHAPTERS = sorted(p.parent.name for p in (ROOT / "docs/how-to").glob("*/index.md")
                   if "{walked}" in p.read_text(encoding="utf-8"))
-TOOLS = ("curl", "openssl")
+TOOLS = ("curl", "openssl", "ps")
+PACKAGE = {"ps": "procps"}  # the package of a tool whose name differs (the walk's clean host has no procps)
 
 
 def installs(text: str, tool: str) -> bool:
@@ -35,14 +36,14 @@ def first_use_before_install(name: str, tool: str) -> str | None:
         for page in chapter(part):
             text = (ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8")
             if tool == "openssl" and re.search(r"[Cc]heck with `openssl ", text) and not installed and \
-                    not any(installs((SNIPPETS / s.snippet).read_text(), tool) for s in steps(page, DEBIAN_TABS).steps
-                            if s.runs):
+                    not any(installs((SNIPPETS / s.snippet).read_text(), tool)
+                            for s in steps(page, DEBIAN_TABS).steps if s.runs):
                 return f"docs/{page}.md asks the reader to run openssl before a page installs it"
             for step in steps(page, DEBIAN_TABS).steps:
                 if not step.runs:  # steps a container host passes over count too: a reader runs them
                     continue
                 body = (SNIPPETS / step.snippet).read_text(encoding="utf-8")
-                if installs(body, tool):
+                if installs(body, PACKAGE.get(tool, tool)):
                     installed = True
                 elif uses(body, tool) and not installed:
                     return step.where()
@@ -62,3 +63,5 @@ def test_the_rule_sees_an_install_and_a_use():
     assert uses("for tool in curl pkcsstats; do\n", "curl")
     assert uses('out=$(curl -sS "$url")\n', "curl")
     assert not uses("# curl is not needed\n", "curl")
+    assert uses('running() { grep -q x <<<"$(ps -o stat= -C apache2)"; }\n', "ps")
+    assert installs("packages=(opencryptoki openssl procps)\n", PACKAGE["ps"])

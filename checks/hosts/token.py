@@ -26,6 +26,8 @@ OPEN_STORE = "crypto/token/let-pkcs11-group-store-keys.sh"
 
 PINS = {"TOKEN_SO_PIN": "24681357", "TOKEN_USER_PIN": "13572468"}  # test data only
 LABEL = "IBMICATOK"
+# The token administrator (the crypto page's step 6): a pkcs11 member, not root, as whom the snippets run token tools.
+ADMIN = "tokenadmin"
 MODEL = {"amd64": "Soft", "s390x": "ICA"}  # the token openCryptoki 3.23 offers on each architecture
 
 
@@ -37,12 +39,12 @@ class Token:
 
     @property
     def env(self) -> str:
-        """TOKEN_LABEL, TOKEN_SO_PIN and TOKEN_USER_PIN as shell assignments (the snippets read them)."""
+        """TOKEN_LABEL, TOKEN_SO_PIN, TOKEN_USER_PIN and TOKEN_ADMIN as shell assignments (the snippets read them)."""
         return token_env(self.label)
 
 
 def token_env(label: str = LABEL, **overrides: str) -> str:
-    values = {"TOKEN_LABEL": label, **PINS, **overrides}
+    values = {"TOKEN_LABEL": label, **PINS, "TOKEN_ADMIN": ADMIN, **overrides}
     return " ".join(f"{k}={shlex.quote(v)}" for k, v in values.items())
 
 
@@ -61,11 +63,19 @@ def slot_of(host) -> str:
     raise AssertionError(f"no {model} token in pkcsconf -t on {host.zr_name}")
 
 
+def token_admin(host) -> None:
+    """The token administrator: a login in pkcs11 (the crypto page's add-user step), made when it is missing."""
+    host.run_expect([0], f"id {ADMIN} || useradd --system --no-create-home {ADMIN}")
+    added = run_snippet(host, ADD_USER, ADMIN)
+    assert added.rc == 0, output(added)
+
+
 def ready_token(host, user: str | None = None, label: str = LABEL, *, open_store: bool = True) -> Token:
     """The token ready for user (created with useradd when it does not exist: a stand-in for the product
     that creates it). ``open_store=False`` leaves the token folders as openCryptoki made them (the check
     that shows why the chapter's step 4 is needed)."""
     start_pkcsslotd(host)
+    token_admin(host)
     if user is not None:
         host.run_expect([0], f"id {shlex.quote(user)} || useradd -m {shlex.quote(user)}")
         added = run_snippet(host, ADD_USER, user)

@@ -17,11 +17,12 @@ from pathlib import PurePosixPath
 
 from checks.hosts.apache import QEMU_SIGALGS
 from checks.hosts.steps import State, arch
-from checks.hosts.token import LABEL, PINS
+from checks.hosts.token import ADMIN, LABEL, PINS
 from zrunbook import ROOT, walkthrough
 
 SERVICE_USER = "wasadmin"
-READER = {"SERVICE_USER": SERVICE_USER, "TOKEN_LABEL": LABEL, "CA_FILE": "/root/test-ca/ca.crt", **PINS}
+READER = {"SERVICE_USER": SERVICE_USER, "TOKEN_ADMIN": ADMIN, "TOKEN_LABEL": LABEL, "CA_FILE": "/root/test-ca/ca.crt",
+          **PINS}
 START_SLOTD = "crypto/opencryptoki/start-pkcsslotd.sh"
 
 
@@ -37,6 +38,8 @@ def reader_env(host, extra: dict | None = None) -> dict[str, str]:
 def walk(host, *chapters: str, extra: dict | None = None) -> walkthrough.Report:
     if host.run(f"id {SERVICE_USER}").rc != 0:
         host.run_expect([0], f"useradd -m {SERVICE_USER}")  # the crypto page's precondition
+    if host.run(f"id {ADMIN}").rc != 0:
+        host.run_expect([0], f"useradd -m {ADMIN}")  # the token administrator's login, the same page's precondition
     env = reader_env(host, extra)
     total = walkthrough.Report()
     for name in chapters:

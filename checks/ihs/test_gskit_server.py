@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts.apache import CA, TOKEN_KEY
+from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import TESTSSL_RATING_CHECKS, copy_to, output
@@ -490,3 +490,33 @@ def test_gskit_judges_every_protocol_and_cipher_the_ihs_and_db2_tables_list_as_t
     assert gskit_verdicts.mismatches({k: found[k] for k in bad}, bad) == [
         "ihs-ciphers TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA on TLSv11: the table records 'negotiated', "
         "GSKit says '13 GSK_INVALID_PARAMETER'"]
+
+
+# --- GSKit and post-quantum key exchange (issue 44, item 4) -----------------------------------------------------------
+
+# The groups Debian 13's OpenSSL 3.5 offers in TLS 1.3 beyond the classical ones: the hybrids and pure ML-KEM.
+ML_KEM_GROUPS = ("X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024", "MLKEM512", "MLKEM768", "MLKEM1024")
+
+
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_gskit_serving_the_page_fragment_negotiates_no_ml_kem_group_and_falls_back_to_x25519(gskit_host):
+    """What GSKit 8.0.60.5 does when a client offers post-quantum key exchange, measured: OpenSSL 3.5's s_client
+    offers each ML-KEM group alone over TLS 1.3 to gskserve serving the page's fragment with the key in the token.
+    The negotiated group of each attempt is recorded (printed; the post-quantum page's GSKit row states it). Then the
+    usual client offer, X25519MLKEM768 first and X25519 after it, as OpenSSL's default list has them: the handshake
+    must complete, on a classical group, so a GSKit front end stays reachable by post-quantum clients, without
+    post-quantum protection."""
+    host = gskit_host
+    _slot, started, said = serve_token(host)
+    assert started, said
+    found = {}
+    for group in ML_KEM_GROUPS:
+        r = handshake(host, "-tls1_3", "-groups", group)
+        found[group] = negotiated_group(r.stdout) if r.rc == 0 else "refused"
+    print("GSKit 8.0.60.5 with one ML-KEM group offered:", found)
+    assert found == dict.fromkeys(ML_KEM_GROUPS, "refused"), found
+    both = handshake(host, "-tls1_3", "-groups", "X25519MLKEM768:X25519")
+    assert both.rc == 0, output(both) + log(host)
+    assert negotiated_group(both.stdout) == "X25519", output(both)
+    # The same client offer against Apache with OpenSSL 3.5 negotiates X25519MLKEM768 (checks/ihs/test_apache_pq.py):
+    # the fallback here is GSKit's answer, not the client's.

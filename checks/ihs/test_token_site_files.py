@@ -1,4 +1,4 @@
-"""check-token-site-files.sh on the Apache token site with a dead, unreaped httpd beside the running one (issue 42,
+"""check-token-site-files.sh on the Apache token site: with a dead, unreaped httpd beside the running one (issue 42,
 item 10): in a container started without an init, an httpd that ended stays a zombie named apache2, older than the
 running parent. The check finds the live parent and passes; the check as it was (checks/ihs/bad/) read the
 zombie's environment, which is gone, and stopped with "No such process".
@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts.apache import TOKEN_KEY, put, serve_token, start
+from checks.hosts.apache import PIN_FILE, TOKEN_KEY, put, serve_token, start
+from checks.hosts.pin_state import NEW, OLD, flags
 from checks.hosts.steps import snippet_path
+from checks.hosts.token import ADMIN, LABEL, slot_of
 from checks.hosts.util import ok, output
 
 CHECK = "ihs/apache/check-token-site-files.sh"
@@ -48,3 +50,38 @@ def test_a_dead_unreaped_httpd_beside_the_running_one_does_not_fail_the_check(fr
     old = host.run("bash /tmp/old-check.sh")
     assert old.rc == 1, output(old)
     assert "/environ: No such process" in old.stderr, output(old)  # the zombie's environment is gone
+
+
+def check(host):
+    return host.run(f"bash {snippet_path(CHECK)}")
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.snippet(CHECK, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_pin_changed_behind_the_pin_file_or_httpd_fails_the_check_which_logs_in_to_nothing(fresh_host):
+    """Issue 42, item 8: after a PIN change by hand (pkcsconf -p, as the token administrator, nothing else) the site
+    still serves and every login-free check passed; this one fails, naming the PIN file and httpd. With the file
+    rewritten but httpd not restarted, it names httpd alone. The page's fix (stop and start) makes it pass. The
+    token's flags are the same before and after each run of the check: it made no login."""
+    host = fresh_host
+    serve_token(host)
+    good = check(host)
+    assert good.rc == 0, output(good)
+    assert f"token {LABEL}'s PIN is older than the PIN file and than httpd's start" in good.stdout, output(good)
+    ok(host, f"printf '%s\\n%s\\n%s\\n' {OLD} {NEW} {NEW} | runuser -u {ADMIN} -- pkcsconf -c {slot_of(host)} -p")
+    before = flags(host)
+    stale = check(host)
+    assert flags(host) == before, "the check changed the token's PIN counters"
+    assert stale.rc == 1, output(stale)
+    assert f"the user PIN of token {LABEL} changed" in stale.stderr, output(stale)
+    assert f"after the PIN file {PIN_FILE} was written: it holds an old PIN" in stale.stderr, output(stale)
+    assert "after httpd (pid" in stale.stderr, output(stale)
+    ok(host, f"printf %s {NEW} > {PIN_FILE}")  # the file rewritten, httpd not restarted
+    held = check(host)
+    assert held.rc == 1, output(held)
+    assert "it holds an old PIN" not in held.stderr, output(held)
+    assert "started: httpd holds the old PIN and each new worker's login fails" in held.stderr, output(held)
+    start(host)  # the page's site step: stop and start
+    fixed = check(host)
+    assert fixed.rc == 0, output(fixed)

@@ -1,6 +1,6 @@
 """verify's certificate-expiry step (snippets/monitor/check-certificate-expiry.sh) against the token site on a container
-host: the test CA's 90-day certificate passes the default 30 days and fails a threshold it does not reach; a server
-certificate that is fine but rests on a CA that ends in 5 days fails, naming the CA.
+host: the test CA's 90-day certificate passes the default 30 days and fails a threshold it does not reach, and fails
+for a name it is not for; a server certificate that is fine but rests on a CA that ends in 5 days fails, naming the CA.
 
 amd64 only: the check reads a date from one handshake; nothing in it depends on the architecture (the verify fleet
 test runs it on both hosts through make verify)."""
@@ -37,6 +37,15 @@ def test_the_served_certificate_is_valid_for_30_days_and_fails_a_threshold_beyon
     assert other.rc == 1, output(other)
     assert "no certificate from 127.0.0.1:443" in other.stderr, output(other)
     assert run_snippet(fresh_host, SNIPPET, "no-port").rc == 2
+    # A name the certificate is not for (openCryptoki's statistics play no part: only the handshake is read).
+    wrong = fresh_host.run(f"CA_FILE={ca} bash {snippet_path(SNIPPET)} 127.0.0.1:443 www.other.example")
+    assert wrong.rc == 1, output(wrong)
+    assert "the certificate 127.0.0.1:443 serves is not for www.other.example" in wrong.stderr, output(wrong)
+    assert "DNS:www.example.com" in wrong.stderr, output(wrong)
+    # Without a name, the address is checked against the certificate's addresses: the test certificate has none.
+    bare = fresh_host.run(f"CA_FILE={ca} bash {snippet_path(SNIPPET)} 127.0.0.1:443")
+    assert bare.rc == 1, output(bare)
+    assert "is not for 127.0.0.1" in bare.stderr, output(bare)
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")

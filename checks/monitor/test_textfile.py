@@ -2,8 +2,12 @@
 Prometheus's own promtool on the build machine; the alert rules are checked by the static checkers
 promtool-rules and promtool-test-rules (zrunbook/checkers.toml, checks/test_static_checkers.py).
 
-amd64 only: the exporter reads flags, a version and a certificate, nothing that depends on the architecture, and
-neither host has an AP bus (the adapter metrics need IBM Z: the tests assert that none is made up here).
+The token, version and certificate metrics run on amd64 only: nothing there depends on the architecture. Neither host
+has an AP bus, so the adapter metrics are proven against a stand-in: a directory tree built in the container with
+the sysfs attributes lszcrypt reads (s390-tools 2.43 zconf/zcrypt/lszcrypt.c) and the kernel's AP bus and zcrypt
+drivers create (drivers/s390/crypto/ap_card.c, ap_queue.c, zcrypt_card.c, zcrypt_queue.c), handed to the exporter
+with AP_SYSFS. libica's counters are the real icastats -S on the s390x host (libica-utils 3.9 under qemu, no
+adapter: every RSA operation is libica's software fallback).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import pytest
 from checks.hosts import apache
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.steps import snippet_path, start_pkcsslotd
-from checks.hosts.token import LABEL, slot_of
+from checks.hosts.token import LABEL, PINS, slot_of
 from checks.hosts.util import output
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.crypto.fixed_versions import arguments
@@ -48,6 +52,81 @@ def export(host, tmp_path: Path, env: str = "", name: str = "zrunbook.prom") -> 
             key, value = line.rsplit(" ", 1)
             samples[key] = float(value)
     return samples, done.stdout
+
+
+def rule_test(tmp_path: Path, samples_by_instance: dict[str, dict[str, float]], expected: list[dict],
+              alertname: str, rules: str | None = None) -> list[str]:
+    """promtool test rules on the rules (the snippet's, or the YAML text ``rules``) fed the exporter's own samples,
+    each kept for 30 minutes under its instance label: the alerts named alertname at 20m must be ``expected``."""
+    import yaml
+
+    series = []
+    for instance, samples in samples_by_instance.items():
+        for key, value in samples.items():
+            name, _, labels = key.partition("{")
+            labels = f'instance="{instance}"' + ("," + labels.rstrip("}") if labels else "")
+            series.append({"series": f"{name}{{{labels}}}", "values": f"{value:g}x30"})
+    test = {"rule_files": [Path(RULES).name], "evaluation_interval": "1m",
+            "tests": [{"interval": "1m", "input_series": series,
+                       "alert_rule_test": [{"eval_time": "20m", "alertname": alertname, "exp_alerts": expected}]}]}
+    (tmp_path / Path(RULES).name).write_text(rules or (SNIPPETS / RULES).read_text(), encoding="utf-8")
+    (tmp_path / "exported.test.yml").write_text(yaml.safe_dump(test), encoding="utf-8")
+    return promtool.rule_tests_problems(tmp_path / "exported.test.yml")
+
+
+# A stand-in AP bus: adapters and queues with the attributes the kernel gives them. card00 and its queue are well;
+# card01 is checkstopped (its queue too; the kernel's online reads 0 then, and an uninitialised queue's
+# request_count reads "-"); card02 is on a kernel without config and chkstop, and its queue 02.0005 was set offline.
+FAKE_AP = "/tmp/zr-fake-ap"
+FAKE_TREE = {
+    "card00": {"type": "CEX8C", "online": "1", "config": "1", "chkstop": "0", "request_count": "42"},
+    "card00/00.0011": {"online": "1", "config": "1", "chkstop": "0", "request_count": "40"},
+    "card01": {"type": "CEX8P", "online": "0", "config": "1", "chkstop": "1", "request_count": "7"},
+    "card01/01.0011": {"online": "0", "config": "1", "chkstop": "1", "request_count": "-"},
+    "card02": {"type": "CEX5A", "online": "1", "request_count": "3"},
+    "card02/02.0005": {"online": "0", "request_count": "0"},
+}
+
+
+def rules_without(drop) -> str:
+    """The snippet's rules as YAML text without the rules for which drop(rule) is true."""
+    import yaml
+
+    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
+    for group in rules["groups"]:
+        group["rules"] = [r for r in group["rules"] if not drop(r)]
+    return yaml.safe_dump(rules)
+
+
+def rule_tests_without(tmp_path: Path, drop) -> list[str]:
+    """promtool test rules with the snippet's test file against the rules without those drop(rule) picks."""
+    (tmp_path / Path(RULES).name).write_text(rules_without(drop), encoding="utf-8")
+    (tmp_path / Path(RULE_TESTS).name).write_bytes((SNIPPETS / RULE_TESTS).read_bytes())
+    return promtool.rule_tests_problems(tmp_path / Path(RULE_TESTS).name)
+
+
+def adapter_alert(card: str, state: str, critical: bool = False, **labels: str) -> dict:
+    """CryptoAdapterUnavailable as promtool must see it for host web9: its labels and its annotations."""
+    where = f"{card} queue {labels['queue']}" if "queue" in labels else card
+    summary = f"web9: crypto adapter {where} is unusable ({state})"
+    if critical:
+        summary += ", and a secure-key token needs it"
+        description = ("A CCA or EP11 token cannot sign, unwrap or make keys without an adapter domain; there is no "
+                       "software fallback.")
+    else:
+        description = "libica sends RSA to the remaining adapters, or computes it in software when none is left."
+    return {"exp_labels": {"severity": "critical" if critical else "warning", "instance": "web9", "card": card,
+                           "state": state, **labels},
+            "exp_annotations": {"summary": summary, "description": description}}
+
+
+def fake_ap_bus(host) -> None:
+    commands = [f"rm -rf {FAKE_AP}"]
+    for device, attributes in FAKE_TREE.items():
+        folder = f"{FAKE_AP}/devices/{device}"
+        commands.append(f"mkdir -p {folder}")
+        commands += [f"echo {shlex.quote(v)} > {folder}/{k}" for k, v in attributes.items()]
+    host.run_expect([0], " && ".join(commands))
 
 
 def wrong_login(host) -> None:
@@ -165,7 +244,8 @@ def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unsee
     """promtool test rules checks only the alerts a test names: the healthy case must name them all."""
     import yaml
 
-    alerts = {r["alert"] for g in yaml.safe_load((SNIPPETS / RULES).read_text())["groups"] for r in g["rules"]}
+    alerts = {r["alert"] for g in yaml.safe_load((SNIPPETS / RULES).read_text())["groups"] for r in g["rules"]
+              if "alert" in r}
     healthy = yaml.safe_load((SNIPPETS / RULE_TESTS).read_text())["tests"][0]["alert_rule_test"]
     assert {t["alertname"] for t in healthy if t["exp_alerts"] == []} == alerts
     assert "TokenUserPinFinalTry" in {t["alertname"] for t in
@@ -177,14 +257,129 @@ def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unsee
 def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
     """The page's outcome check against rules that miss its purpose: the final-try rule dropped from a copy of the
     rules, promtool test rules with the snippet's test file must fail, naming TokenUserPinFinalTry."""
-    import yaml
-
-    rules = yaml.safe_load((SNIPPETS / RULES).read_text())
-    for group in rules["groups"]:
-        group["rules"] = [r for r in group["rules"] if r["alert"] != "TokenUserPinFinalTry"]
-    (tmp_path / Path(RULES).name).write_text(yaml.safe_dump(rules), encoding="utf-8")
-    (tmp_path / Path(RULE_TESTS).name).write_bytes((SNIPPETS / RULE_TESTS).read_bytes())
-    said = promtool.rule_tests_problems(tmp_path / Path(RULE_TESTS).name)
+    said = rule_tests_without(tmp_path, lambda r: r.get("alert") == "TokenUserPinFinalTry")
     assert said, "promtool test rules passed without the final-try rule"
     assert "TokenUserPinFinalTry" in said[0]
     assert promtool.rule_tests_problems(SNIPPETS / RULE_TESTS) == []
+
+
+@pytest.mark.parametrize(("alert", "severity"), [("CryptoAdapterUnavailable", "critical"),
+                                                 ("CryptoAdapterUnavailable", "warning"),
+                                                 ("LibicaRsaInSoftware", "warning")])
+@pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
+def test_the_rule_tests_fail_when_an_adapter_or_software_rsa_alert_is_lost(tmp_path, alert, severity):
+    """The adapter rules against rules that miss their purpose: without the critical rule a checkstopped adapter
+    on a host with a secure-key token pages nobody; without the warning one an offline queue goes unseen; without
+    the libica rule RSA in software does. promtool test rules with the snippet's test file must fail, naming it."""
+    said = rule_tests_without(tmp_path, lambda r: r.get("alert") == alert and r["labels"]["severity"] == severity)
+    assert said, f"promtool test rules passed without the {severity} {alert} rule"
+    assert alert in said[0]
+
+
+@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
+def test_adapter_and_queue_states_are_exported_from_a_stand_in_ap_bus_and_fire_the_adapter_alert(fresh_host, tmp_path):
+    """A stand-in, not IBM Z: the AP bus is a directory tree with the attributes the kernel gives (FAKE_TREE), read
+    through AP_SYSFS. Per adapter and per queue: online, config, chkstop and requests; no config or chkstop sample
+    where the kernel has none (card02), no request sample where the queue says "-". The exporter's own file then
+    drives the snippet's rules in promtool: the checkstopped adapter (card01, once, not again as offline nor for its
+    queue) and the offline queue alert as warnings on this host, whose token is the Soft one; with a pkcsconf that
+    shows the token's model as CCA (a stand-in for a CCA token) the same states are critical."""
+    start_pkcsslotd(fresh_host)
+    fake_ap_bus(fresh_host)
+    samples, said = export(fresh_host, tmp_path, f"AP_SYSFS={FAKE_AP} CERT_FILE={SITE_CERT}", "fake-ap.prom")
+    ap = {k: v for k, v in samples.items() if k.startswith("zrunbook_ap_")}
+    assert ap == {
+        'zrunbook_ap_card_online{card="card00",type="CEX8C"}': 1,
+        'zrunbook_ap_card_online{card="card01",type="CEX8P"}': 0,
+        'zrunbook_ap_card_online{card="card02",type="CEX5A"}': 1,
+        'zrunbook_ap_card_config{card="card00",type="CEX8C"}': 1,
+        'zrunbook_ap_card_config{card="card01",type="CEX8P"}': 1,
+        'zrunbook_ap_card_chkstop{card="card00",type="CEX8C"}': 0,
+        'zrunbook_ap_card_chkstop{card="card01",type="CEX8P"}': 1,
+        'zrunbook_ap_card_requests_total{card="card00"}': 42,
+        'zrunbook_ap_card_requests_total{card="card01"}': 7,
+        'zrunbook_ap_card_requests_total{card="card02"}': 3,
+        'zrunbook_ap_queue_online{card="card00",queue="00.0011"}': 1,
+        'zrunbook_ap_queue_online{card="card01",queue="01.0011"}': 0,
+        'zrunbook_ap_queue_online{card="card02",queue="02.0005"}': 0,
+        'zrunbook_ap_queue_config{card="card00",queue="00.0011"}': 1,
+        'zrunbook_ap_queue_config{card="card01",queue="01.0011"}': 1,
+        'zrunbook_ap_queue_chkstop{card="card00",queue="00.0011"}': 0,
+        'zrunbook_ap_queue_chkstop{card="card01",queue="01.0011"}': 1,
+        'zrunbook_ap_queue_requests_total{card="card00",queue="00.0011"}': 40,
+        'zrunbook_ap_queue_requests_total{card="card02",queue="02.0005"}': 0,
+    }, ap
+    assert "3 adapter(s), 3 queue(s)" in said
+    assert samples["zrunbook_secure_key_tokens"] == 0  # the Soft token
+    assert "no icastats here, so no libica metrics" in said  # amd64: no libica
+    warning = [adapter_alert("card01", "chkstop", type="CEX8P"),
+               adapter_alert("card02", "offline", queue="02.0005")]
+    assert rule_test(tmp_path, {"web9": samples}, warning, "CryptoAdapterUnavailable") == []
+
+    # The token's model as a CCA token shows it (a stand-in: no CCA token runs off IBM Z): one secure-key token, and
+    # the same two states page as critical.
+    wrapper = '#!/bin/sh\n/usr/sbin/pkcsconf "$@" | sed "s/Model: Soft/Model: CCA/"\n'
+    fresh_host.run_expect([0], f"mkdir -p /tmp/zr-cca && printf %s {shlex.quote(wrapper)} > /tmp/zr-cca/pkcsconf"
+                               " && chmod 755 /tmp/zr-cca/pkcsconf")
+    cca, _ = export(fresh_host, tmp_path, f"PATH=/tmp/zr-cca:$PATH AP_SYSFS={FAKE_AP} CERT_FILE={SITE_CERT}",
+                    "cca.prom")
+    assert cca["zrunbook_secure_key_tokens"] == 1, cca
+    critical = [adapter_alert("card01", "chkstop", critical=True, type="CEX8P"),
+                adapter_alert("card02", "offline", critical=True, queue="02.0005")]
+    assert rule_test(tmp_path, {"web9": cca}, critical, "CryptoAdapterUnavailable") == []
+    # the negative: the same file against the rules without the critical one
+    weaker = rules_without(lambda r: r.get("alert") == "CryptoAdapterUnavailable"
+                           and r["labels"]["severity"] == "critical")
+    assert rule_test(tmp_path, {"web9": cca}, critical, "CryptoAdapterUnavailable", weaker)
+
+
+@pytest.mark.only_hosts("debian13-s390x")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
+def test_libica_rsa_in_software_grows_the_software_counter_and_fires_its_alert(fresh_host, tmp_path):
+    """The real icastats -S on the s390x host (qemu: no adapter, so libica computes RSA itself). Two signatures with
+    the token's RSA key through the ICA token (SHA-512: qemu emulates CPACF's SHA-512 only, so the
+    ICA token cannot hash with SHA-256 there) grow the software counter, never the hardware one; the exporter's
+    files before and after, fed to the snippet's rules, fire LibicaRsaInSoftware. No AP bus here: no adapter
+    metric."""
+    start_pkcsslotd(fresh_host)
+    cert = f"CERT_FILE={SITE_CERT}"
+    before, said = export(fresh_host, tmp_path, cert, "libica-before.prom")
+    assert not [k for k in before if k.startswith("zrunbook_ap_")], before
+    assert "libica: RSA counters read" in said
+    assert before["zrunbook_secure_key_tokens"] == 0  # the ICA token is no secure-key token
+    module = fresh_host.check_output("ls /usr/lib/*/opencryptoki/libopencryptoki.so.0").split()[0]
+    fresh_host.run_expect([0], "echo 'monitoring: libica signs' > /tmp/message")
+    for _ in range(2):
+        signed = fresh_host.run(f"pkcs11-tool --module {module} --slot {slot_of(fresh_host)} --login "
+                                f"--pin {PINS['TOKEN_USER_PIN']} --sign -m SHA512-RSA-PKCS --label apachekey "
+                                "-i /tmp/message -o /tmp/signature")
+        assert signed.rc == 0, output(signed)
+    after, _ = export(fresh_host, tmp_path, cert, "libica-after.prom")
+
+    def count(samples, where):
+        return sum(v for k, v in samples.items()
+                   if k.startswith("zrunbook_libica_rsa_operations_total") and f'where="{where}"' in k)
+
+    assert {k.split("{")[1] for k in after if k.startswith("zrunbook_libica_")} == {
+        f'function="{f}",where="{w}"}}' for f in ("RSA-ME", "RSA-CRT") for w in ("hardware", "software")}
+    assert count(after, "software") - count(before, "software") >= 2, (before, after)
+    assert count(after, "hardware") == count(before, "hardware") == 0
+    # the two files as two scrapes: flat at the first file's counts, then the second's
+    expected = [{"exp_labels": {"severity": "warning", "instance": "z1"},
+                 "exp_annotations": {"summary": "z1: libica computed RSA in software in the last 15 minutes",
+                                     "description": "No Crypto Express adapter answered these RSA requests; look at "
+                                                    "lszcrypt and the adapter alerts."}}]
+    import yaml
+
+    series = [{"series": k.replace("{", '{instance="z1",', 1), "values": f"{before[k]:g}x10 {after[k]:g}x20"}
+              for k in after if k.startswith("zrunbook_libica_")]
+    test = {"rule_files": [Path(RULES).name], "evaluation_interval": "1m",
+            "tests": [{"interval": "1m", "input_series": series, "alert_rule_test": [
+                {"eval_time": "15m", "alertname": "LibicaRsaInSoftware", "exp_alerts": expected},
+                {"eval_time": "5m", "alertname": "LibicaRsaInSoftware", "exp_alerts": []}]}]}
+    (tmp_path / Path(RULES).name).write_bytes((SNIPPETS / RULES).read_bytes())
+    (tmp_path / "libica.test.yml").write_text(yaml.safe_dump(test), encoding="utf-8")
+    assert promtool.rule_tests_problems(tmp_path / "libica.test.yml") == []

@@ -26,12 +26,19 @@ SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
 SSL_2013 = "was/wsadmin/set-ssl-config-2013.py"
 DATASOURCE = "was/wsadmin/set-datasource-tls.py"
 KEYSTORE = "was/wsadmin/create-token-keystore.py"
+SIGNER = "was/wsadmin/add-signer-to-plugin-keystore.py"
 TOKEN_CFG = "/etc/websphere/pkcs11-ica-token.cfg"  # where the provider page saves the token configuration
 CA_PEM = "/etc/pki/db2/db2server.pem"
 LTPA_NAME = "com.ibm.ws.security.ltpa.forceSoftwareJCEProviderForLTPA"
 CURRENT_SUITES = ["TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256",
                   "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]
 BAD = sorted(p.name for p in (HERE / "bad").glob("*.py"))
+# scripts the fake runs without complaint whose outcome is wrong: the plug-in keystore check must name each one
+BAD_OUTCOME = sorted(p.name for p in (HERE / "bad" / "plugin-signer").glob("*.py"))
+WSFAKE = "/tmp/wsfake"
+WS_SCOPE = "(cell):cell01:(node):node01:(server):webserver1"
+KDB_OLD, KDB_NEW = "WebAS", "n3w-kdb-secret"  # IBM's default and the one the script gives the key database
+SIGNER_ARGS = ["node01", "webserver1", f"{WSFAKE}/ca.pem", f"{WSFAKE}/profile"]
 
 CASES = {
     "heap": (HEAP, ["node01", "server1"], ()),
@@ -52,9 +59,22 @@ CASES = {
     "keystore": (KEYSTORE, ["node01"], ()),
     "keystore-no-pin": (KEYSTORE, ["node01"], ()),
     "keystore-unknown-node": (KEYSTORE, ["node09"], ()),
+    "signer": (SIGNER, SIGNER_ARGS, ()),
+    "signer-der": (SIGNER, [*SIGNER_ARGS[:2], f"{WSFAKE}/ca.der", SIGNER_ARGS[3], "was-ca-der"], ()),
+    "signer-again": (SIGNER, [*SIGNER_ARGS, "root"], ()),
+    "signer-no-password": (SIGNER, SIGNER_ARGS, ()),
+    "signer-default-as-new": (SIGNER, SIGNER_ARGS, ()),
+    "signer-missing-ca": (SIGNER, [*SIGNER_ARGS[:2], f"{WSFAKE}/no-such-ca.pem", SIGNER_ARGS[3]], ()),
+    "signer-private-key": (SIGNER, [*SIGNER_ARGS[:2], f"{WSFAKE}/ca.key", SIGNER_ARGS[3]], ()),
+    "signer-unknown-webserver": (SIGNER, ["node01", "webserver9", *SIGNER_ARGS[2:]], ()),
+    "signer-app-server": (SIGNER, ["node01", "server1", *SIGNER_ARGS[2:]], ()),
+    "signer-wrong-profile": (SIGNER, [*SIGNER_ARGS[:3], "/tmp"], ()),
 }
 # the environment of a case (the token's PIN comes from TOKEN_USER_PIN, never from an argument)
 ENV = {"keystore": {"TOKEN_USER_PIN": "56781234"}, "keystore-unknown-node": {"TOKEN_USER_PIN": "56781234"}}
+KDB_ENV = {"PLUGIN_KDB_PASSWORD": KDB_OLD, "PLUGIN_KDB_NEW_PASSWORD": KDB_NEW}
+ENV.update({key: KDB_ENV for key in CASES if key.startswith("signer") and key != "signer-no-password"})
+ENV["signer-default-as-new"] = {"PLUGIN_KDB_PASSWORD": "0ld-kdb-secret", "PLUGIN_KDB_NEW_PASSWORD": KDB_OLD}
 
 
 def cipher_names():
@@ -75,11 +95,20 @@ def runs(host):
 def run_batch(host):
     """Copy the fake, the negative cases and a plan into the container; run them all in one Jython."""
     copy_to(host, (ZR / "was" / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
+    # the plug-in keystore script's inputs: a CA certificate (PEM and DER, its key for the refusal) made by OpenSSL,
+    # and a profile directory that holds the cell's configuration
+    made = host.run(f"mkdir -p {WSFAKE}/profile/config/cells/cell01 && cd {WSFAKE} && "
+                    "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem "
+                    "-subj /CN=zrunbook-test-ca -days 1 && openssl x509 -in ca.pem -outform der -out ca.der")
+    assert made.rc == 0, output(made)
     cases = [{"id": key, "script": snippet_path(rel), "argv": argv, "properties": list(props), "env": ENV.get(key)}
              for key, (rel, argv, props) in CASES.items()]
     for name in BAD:
         copy_to(host, (HERE / "bad" / name).read_text(), f"/tmp/wsfake/bad/{name}")
         cases.append({"id": f"bad/{name}", "script": f"/tmp/wsfake/bad/{name}", "argv": []})
+    for name in BAD_OUTCOME:
+        copy_to(host, (HERE / "bad" / "plugin-signer" / name).read_text(), f"{WSFAKE}/bad/plugin-signer/{name}")
+        cases.append({"id": f"bad/plugin-signer/{name}", "script": f"{WSFAKE}/bad/plugin-signer/{name}", "argv": []})
     plan = {"commands_csv": (FACTS / "was" / "wsadmin-commands.csv").read_text(),
             "ciphers": cipher_names(), "cases": cases,
             "jdbc_properties": [[r["property"], r["type"]] for r in facts_tables.table("db2/jcc-properties")]}
@@ -218,6 +247,120 @@ def test_datasource_script_changes_nothing_for_an_unknown_data_source_or_port(ru
         assert not [c for c in runs[key]["calls"] if c[1] in ("create", "modify", "save")], runs[key]
 
 
+FAKE_SIGNERS = ("root",)  # the signers the fake's plug-in keystore holds before a script runs
+SIGNER_CHANGES = ("addSignerCertificate", "changeKeyStorePassword", "save", "sync", "invoke")
+
+
+def plugin_keystore_problems(run, alias="was-ca") -> list[str]:
+    """What keeps the CA's signer from reaching the plug-in in a key database with a password of its own, read
+    from the calls a script made: [] when nothing does. The order matters: only a saved configuration is what
+    propagateKeyring copies to the web server."""
+    made = [(obj, method, dict(parsed) if obj == "AdminTask" else parsed) for obj, method, _, parsed in run["calls"]]
+
+    def first(pred, after=-1):
+        return next((i for i, c in enumerate(made) if i > after and pred(*c)), None)
+
+    added = -1 if alias in FAKE_SIGNERS else first(
+        lambda obj, method, p: method == "addSignerCertificate" and p.get("keyStoreName") == "CMSKeyStore"
+        and p.get("keyStoreScope") == WS_SCOPE and p.get("certificateAlias") == alias)
+    changed = first(lambda obj, method, p: method == "changeKeyStorePassword" and p.get("keyStoreName") == "CMSKeyStore"
+                    and p.get("scopeName") == WS_SCOPE and p.get("newKeyStorePassword") not in ("", KDB_OLD))
+    problems = []
+    if added is None:
+        problems.append(f"the signer {alias} is not added to CMSKeyStore at {WS_SCOPE}")
+    if changed is None:
+        problems.append("the key database keeps IBM's default password")
+    saved = first(lambda obj, method, p: (obj, method) == ("AdminConfig", "save"),
+                  after=max(i for i in (added, changed, -1) if i is not None))
+    if saved is None:
+        problems.append("the change is not saved")
+    propagated = first(lambda obj, method, p: method == "invoke" and p[1:4] == ["cell01", "node01", "webserver1"])
+    if propagated is None:
+        problems.append("the key database is never propagated to webserver1")
+    elif saved is None or propagated < saved:
+        problems.append("the key database is propagated before the change is saved")
+    return problems
+
+
+@pytest.mark.snippet(SIGNER, checker="jython-fake")
+def test_plugin_signer_script_adds_the_signer_in_the_cell_changes_the_password_and_propagates(runs):
+    """NOT RUN ON A CELL: the calls, against IBM's documented parameters (the fake refuses others)."""
+    run = runs["signer"]
+    made = calls(run)
+    assert [(obj, method) for obj, method, _ in made] == [
+        ("AdminControl", "getCell"), ("AdminConfig", "getid"), ("AdminTask", "listKeyStores"),
+        ("AdminControl", "completeObjectName"), ("AdminTask", "listSignerCertificates"),
+        ("AdminTask", "addSignerCertificate"), ("AdminTask", "changeKeyStorePassword"), ("AdminConfig", "save"),
+        ("AdminControl", "completeObjectName"), ("AdminControl", "invoke"), ("AdminControl", "invoke")]
+    parsed = {method: dict(p) for _, method, _, p in run["calls"] if method in ("addSignerCertificate",
+                                                                                  "changeKeyStorePassword")}
+    assert parsed["addSignerCertificate"] == {
+        "keyStoreName": "CMSKeyStore", "keyStoreScope": WS_SCOPE, "certificateAlias": "was-ca",
+        "certificateFilePath": f"{WSFAKE}/ca.pem", "base64Encoded": "true"}
+    assert parsed["changeKeyStorePassword"] == {
+        "keyStoreName": "CMSKeyStore", "scopeName": WS_SCOPE, "keyStorePassword": KDB_OLD,
+        "newKeyStorePassword": KDB_NEW, "newKeyStorePasswordVerify": KDB_NEW}
+    sync, propagate = [args for obj, method, args in made if method == "invoke"]
+    assert "type=NodeSync" in sync[0]
+    assert sync[1] == "sync"
+    assert "type=PluginCfgGenerator" in propagate[0]
+    assert propagate[1:] == ["propagateKeyring", f"{WSFAKE}/profile/config cell01 node01 webserver1"]
+    assert plugin_keystore_problems(run) == []
+    assert KDB_NEW not in run["stdout"]
+    assert KDB_OLD not in run["stdout"]
+
+
+@pytest.mark.snippet(SIGNER, checker="jython-fake")
+def test_plugin_signer_script_takes_a_der_certificate_and_keeps_a_signer_it_has(runs):
+    der = runs["signer-der"]
+    assert plugin_keystore_problems(der, "was-ca-der") == []
+    (added,) = [dict(p) for _, method, _, p in der["calls"] if method == "addSignerCertificate"]
+    assert added["base64Encoded"] == "false"
+    again = runs["signer-again"]
+    assert plugin_keystore_problems(again, "root") == []
+    assert "already holds a signer labelled root: keeping it" in again["stdout"]
+    assert not [c for c in calls(again) if c[1] == "addSignerCertificate"]
+
+
+REFUSALS = {  # case -> the sentence the script must say before it changes anything
+    "signer-no-password": "Set PLUGIN_KDB_PASSWORD",
+    "signer-default-as-new": "is the current password or IBM's default",
+    "signer-missing-ca": f"Cannot read {WSFAKE}/no-such-ca.pem",
+    "signer-private-key": "holds a private key: give the CA's certificate only",
+    "signer-unknown-webserver": "No server webserver9 on node node01 in cell cell01",
+    "signer-app-server": "No keystore CMSKeyStore at (cell):cell01:(node):node01:(server):server1",
+    "signer-wrong-profile": "/tmp has no configuration of cell cell01",
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+@pytest.mark.snippet(SIGNER, checker="jython-fake")
+def test_plugin_signer_script_refuses_before_changing_anything(runs, case):
+    run = runs[case]
+    assert run["status"] == 1, run
+    assert REFUSALS[case] in run["stdout"], run
+    assert "Nothing was changed." in run["stdout"], run
+    assert not [c for c in run["calls"] if c[1] in SIGNER_CHANGES], run
+
+
+OUTCOME = {  # what the keystore check must name in each script the fake runs without complaint
+    "signer-in-node-truststore.py": "the signer was-ca is not added to CMSKeyStore",
+    "signer-not-propagated.py": "the key database is never propagated to webserver1",
+    "signer-propagated-before-save.py": "the key database is propagated before the change is saved",
+    "password-left-at-default.py": "the key database keeps IBM's default password",
+}
+
+
+@pytest.mark.parametrize("bad", BAD_OUTCOME)
+@pytest.mark.snippet(SIGNER, checker="jython-fake")
+def test_plugin_keystore_check_names_what_keeps_the_signer_from_the_plug_in(runs, bad):
+    run = runs[f"bad/plugin-signer/{bad}"]
+    assert run["status"] == 0, run  # every call is one the fake accepts
+    assert not run["error"], run
+    problems = plugin_keystore_problems(run)
+    assert [p for p in problems if p.startswith(OUTCOME[bad])], problems
+
+
 WHY = {  # what the fake must say about each negative case
     "save-misspelt.py": "AdminConfig has no method saveConfig",
     "set-heap-size-misspelt-parameter.py": "setJVMProperties has no parameter -initialHeapsize",
@@ -226,6 +369,8 @@ WHY = {  # what the fake must say about each negative case
     "datasource-misspelt-property.py": "IBM's JDBC driver has no property 'sslConection'",
     "datasource-boolean-as-yes.py": "sslConnection takes true or false, not 'yes'",
     "keystore-type-as-provider-keystore.py": "-keyStoreType 'PKCS11IMPLKS' is not one of",
+    "plugin-kdb-password-scope-as-keystorescope.py": "changeKeyStorePassword has no parameter -keyStoreScope",
+    "plugin-kdb-propagate-without-config-root.py": "PluginCfgGenerator.propagateKeyring takes 4 arguments",
 }
 
 

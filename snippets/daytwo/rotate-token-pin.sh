@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Change the user PIN of the openCryptoki token that Apache httpd's key is in, write the new PIN to the PIN file
-# that httpd's OpenSSL configuration names, and stop and start httpd with it. Run as root.
+# that httpd's OpenSSL configuration names, and stop and start httpd with it. Run as root: root writes the PIN file
+# and stops and starts httpd; the token tools run as the token administrator, TOKEN_ADMIN (a member of pkcs11, not
+# root; default SUDO_USER): before openCryptoki 3.27 a root-run token tool follows a link a pkcs11 member planted in
+# the token folders (CVE-2026-23893).
 # Environment: TOKEN_USER_PIN (the current PIN) and NEW_TOKEN_USER_PIN; each is asked for, without echo, when it
 # is not set and a terminal is there. Optional: TOKEN_LABEL (IBMICATOK), OPENSSL_PKCS11_CONF
 # (/etc/ssl/openssl-pkcs11.conf), SERVER_NAME (www.example.com), PORT (443).
@@ -15,6 +18,14 @@ die() { echo "rotate-token-pin: $*" >&2; exit 1; }
 for tool in pkcsconf p11sak openssl ps; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki, openssl and procps."
 done
+TOKEN_ADMIN="${TOKEN_ADMIN:-${SUDO_USER:-}}"
+[[ -n $TOKEN_ADMIN && $TOKEN_ADMIN != root ]] || die "set TOKEN_ADMIN to the token administrator, a member of pkcs11" \
+  "other than root: this step runs the token tools as that user, never as root."
+id -nG "$TOKEN_ADMIN" 2>/dev/null | tr ' ' '\n' | grep -qx pkcs11 || die "$TOKEN_ADMIN is not a member of the group" \
+  "pkcs11 (or no such user): add the token administrator with the crypto chapter's step."
+command -v runuser >/dev/null || die "runuser is missing: install util-linux."
+# A token tool as the token administrator, from / (root's working folder may be closed to that user).
+as_admin() { (cd / && runuser -u "$TOKEN_ADMIN" -- "$@"); }
 ctl=$(command -v apachectl || command -v apache2ctl || true)
 [[ -n $ctl ]] || die "apachectl is missing: this step is for an Apache httpd whose key is in the token."
 
@@ -40,14 +51,14 @@ pin_file=${pin_uri#file:}
 [[ -d $(dirname "$pin_file") ]] || die "the folder of the PIN file $pin_file does not exist."
 
 # The token: its slot, its flags (read without a login) and the PIN lengths it takes.
-info=$(pkcsconf -t 2>/dev/null || true)
+info=$(as_admin pkcsconf -t 2>/dev/null || true)
 slot=$(awk -v want="$TOKEN_LABEL" '
     /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
     /^[[:space:]]*Label:/  { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
                              if ($0 == want) { print slot; exit } }' <<<"$info")
 [[ -n $slot ]] || die "no token labelled $TOKEN_LABEL in 'pkcsconf -t': is pkcsslotd running?"
-token=$(pkcsconf -t -c "$slot" 2>/dev/null)
-flags() { pkcsconf -t -c "$slot" 2>/dev/null | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p'; }
+token=$(as_admin pkcsconf -t -c "$slot" 2>/dev/null)
+flags() { as_admin pkcsconf -t -c "$slot" 2>/dev/null | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p'; }
 f=$(flags)
 ((16#$f & 0x40000)) && die "the user PIN of token $TOKEN_LABEL is locked: its security officer must set a new one" \
   "(pkcsconf -c $slot -u), which this step cannot do."
@@ -60,7 +71,7 @@ read -r min max < <(sed -n 's/^[[:space:]]*PIN Length:[[:space:]]*\([0-9]*\)-\([
   die "the new PIN has ${#NEW_TOKEN_USER_PIN} characters; token $TOKEN_LABEL takes $min to $max. Nothing was changed."
 
 # 1. The current PIN, with one login before httpd is touched: a wrong one costs one failed login, not the site.
-logs_in() { PKCS11_USER_PIN="$1" p11sak list-key private --slot "$slot" >/dev/null 2>&1; }
+logs_in() { PKCS11_USER_PIN="$1" as_admin p11sak list-key private --slot "$slot" >/dev/null 2>&1; }
 logs_in "$TOKEN_USER_PIN" || die "token $TOKEN_LABEL refused the current PIN in TOKEN_USER_PIN (flags now" \
   "0x$(flags): one failed login is counted, and the next good login clears it). Nothing was changed; httpd was not" \
   "touched."
@@ -100,7 +111,7 @@ start_httpd() {
 # 3. The change: pkcsconf -p (C_SetPIN) with the PINs on its standard input (its prompts), then proof by a login
 # with the new PIN (pkcsconf's exit status is 0 even when the token refuses the new PIN).
 said=$(printf '%s\n%s\n%s\n' "$TOKEN_USER_PIN" "$NEW_TOKEN_USER_PIN" "$NEW_TOKEN_USER_PIN" |
-  pkcsconf -c "$slot" -p 2>&1 >/dev/null) || true
+  as_admin pkcsconf -c "$slot" -p 2>&1 >/dev/null) || true
 if ! logs_in "$NEW_TOKEN_USER_PIN"; then
   start_httpd || true
   die "token $TOKEN_LABEL did not take the new PIN (pkcsconf said: ${said:-nothing}); the current PIN stays, and" \

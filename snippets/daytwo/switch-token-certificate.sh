@@ -31,6 +31,8 @@ grep -q '^[[:space:]]*SSLCertificateKeyFile[[:space:]]*"pkcs11:' "$SITE_CONF" ||
 # refuse the pair only when it loads it, after the reload (apachectl -t reads no certificate and no key).
 cert_key=$(openssl x509 -in "$new_cert" -noout -pubkey 2>/dev/null) ||
   { echo "$new_cert is not a PEM certificate." >&2; exit 1; }
+# Token tools as root: openssl reads the key through httpd's PIN file, which only root may read, because this
+# check must find the key the way httpd's parent process will; that process logs in as root at every start.
 token_key=$(OPENSSL_CONF="$OPENSSL_PKCS11_CONF" openssl pkey -pubin -pubout \
   -in "pkcs11:token=$TOKEN_LABEL;object=$new_label;type=public" 2>/dev/null) ||
   { echo "Token $TOKEN_LABEL has no key labelled $new_label (or pkcs11-provider cannot log in with its PIN file):" \

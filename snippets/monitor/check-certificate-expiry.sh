@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Proves that the certificate a site serves is valid for CERT_DAYS more days (default 30): the one clients get,
-# read from one TLS connection with certificate checking, not a file that may not be the one loaded, and so is
+# Proves that the certificate a site serves is valid for CERT_DAYS more days (default 30) and for the name clients
+# ask for (SERVER_NAME, else HOST): the one clients get, read from one TLS connection with certificate and name
+# checking, not a file that may not be the one loaded, and so is
 # every CA certificate its chain rests on: the ones the server sends and the one in CA_FILE that issued the last of
 # them (a CA that ends first stops every handshake as surely as the server's own). It changes nothing on the
 # server. Run as any user:   bash check-certificate-expiry.sh HOST:PORT [SERVER_NAME]
@@ -19,14 +20,20 @@ days="${CERT_DAYS:-30}"
 [[ -r "$CA_FILE" ]] || die "cannot read CA_FILE=$CA_FILE." 2
 command -v openssl >/dev/null || die "openssl is missing: install openssl."
 command -v timeout >/dev/null || die "timeout is missing: install coreutils."
+# The name as clients check it: a DNS name against the certificate's names, an IP address against its addresses.
+if [[ $name =~ ^[0-9.]+$ || $name == *:* ]]; then check_name=(-verify_ip "$name"); else check_name=(-verify_hostname "$name"); fi
 read -r -a lists <<<"${SIGALGS:-}"
 sig=()
 [[ -z ${lists[0]:-} ]] || sig=(-sigalgs "${lists[0]}")
 
 said=$(timeout 30 openssl s_client -connect "$target" -servername "$name" -CAfile "$CA_FILE" -verify_return_error \
-  -showcerts "${sig[@]}" </dev/null 2>&1 || true)
+  "${check_name[@]}" -showcerts "${sig[@]}" </dev/null 2>&1 || true)
 pem=$(openssl x509 2>/dev/null <<<"$said" || true)
 # -showcerts prints the server's certificates before the check of them ends: only a verified handshake counts.
+if grep -qE 'verify error:num=6[24]:' <<<"$said"; then  # 62 hostname mismatch, 64 IP address mismatch
+  names=$(openssl x509 -noout -ext subjectAltName <<<"$pem" 2>/dev/null | tail -n +2 | sed 's/^ *//' || true)
+  die "the certificate $target serves is not for $name: clients that ask for $name refuse it (its names: ${names:-none})."
+fi
 if [[ -z $pem ]] || ! grep -q '^Verify return code: 0 (ok)' <<<"$said"; then
   die "no certificate from $target: $(grep -m 1 -i 'error' <<<"$said" || echo 'the connection failed')."
 fi

@@ -19,8 +19,17 @@
 #   zrunbook_certificate_not_after_timestamp_seconds   when the certificate expires: the one served at
 #                                        CERT_CONNECT (host:port, name CERT_SERVERNAME), else the file CERT_FILE
 #                                        (neither set: no certificate metric)
-#   zrunbook_ap_card_online, zrunbook_ap_card_requests_total   per adapter: IBM Z only (the AP bus,
-#                                        /sys/bus/ap); a host without it gets none of them, never a made-up zero
+#   zrunbook_secure_key_tokens           how many initialised tokens are CCA or EP11 ones (Model: in pkcsconf -t):
+#                                        secure-key tokens, which cannot work without a Crypto Express adapter
+#   zrunbook_ap_card_online, _config, _chkstop, zrunbook_ap_card_requests_total   per adapter (cardNN), and
+#   zrunbook_ap_queue_online, _config, _chkstop, zrunbook_ap_queue_requests_total per queue (NN.DDDD): the sysfs
+#                                        attributes lszcrypt reads, from the AP bus (AP_SYSFS, default /sys/bus/ap).
+#                                        IBM Z only: a host without an AP bus gets none of them, and an attribute
+#                                        the kernel does not have (config and chkstop are new) gets no metric,
+#                                        never a made-up zero
+#   zrunbook_libica_rsa_operations_total RSA operations libica counted (icastats -S, every user), where="hardware"
+#                                        (a Crypto Express adapter) or where="software" (libica's fallback when no
+#                                        adapter answered); only where icastats is installed
 #   zrunbook_textfile_timestamp_seconds  when this run wrote the file (an alert finds a stale file with it)
 set -euo pipefail
 
@@ -57,13 +66,17 @@ label() {  # a label value with \, " and newlines escaped as the text format wan
   printf '%s' "${v//$'\n'/\\n}"
 }
 
+# Token tools as root: pkcsconf -t and -i read the tokens' flags and the library's version, with no login and
+# nothing written to a token folder.
 # The slot daemon and the tokens' flags, from one pkcsconf -t.
 up=0
 listing=$(timeout -k 2 "$wait_s" pkcsconf -t 2>/dev/null) && up=1 || listing=""
 metric zrunbook_slotd_up gauge "1 when the openCryptoki slot daemon answered pkcsconf -t."
 echo "zrunbook_slotd_up $up" >>"$tmp"
-tokens=$(awk '/^[[:space:]]*Label:/ { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, ""); label = $0 }
-              /^[[:space:]]*Flags:/ && label != "" { sub(/.*0x/, ""); sub(/[^0-9A-Fa-f].*/, ""); print $0, label; label = "" }' \
+# One line per token: its flags (hex), its model (openCryptoki's token library: ICA, CCA, EP11, Soft, ...), its label.
+tokens=$(awk '/^[[:space:]]*Label:/ { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, ""); label = $0; model = "-" }
+              /^[[:space:]]*Model:/ { if (NF > 1) model = $2 }
+              /^[[:space:]]*Flags:/ && label != "" { sub(/.*0x/, ""); sub(/[^0-9A-Fa-f].*/, ""); print $0, model, label; label = "" }' \
          <<<"$listing")
 for flag in count_low:0x10000:"a wrong user PIN since the last good login" \
             final_try:0x20000:"the next wrong user PIN locks the token" \
@@ -71,12 +84,24 @@ for flag in count_low:0x10000:"a wrong user PIN since the last good login" \
   name=${flag%%:*} rest=${flag#*:}
   mask=${rest%%:*}
   metric "zrunbook_token_user_pin_$name" gauge "1 when ${rest#*:} (read from pkcsconf -t, no login)."
-  while read -r flags token; do
+  while read -r flags _ token; do
     [[ -n $flags ]] || continue
     (( 16#$flags & 0x400 )) || continue  # not initialised: in no one's use
     echo "zrunbook_token_user_pin_$name{token=\"$(label "$token")\"} $(( (16#$flags & mask) != 0 ))" >>"$tmp"
   done <<<"$tokens"
 done
+# Secure-key tokens: initialised CCA or EP11 tokens. Their keys exist only wrapped by an adapter's master key, so
+# without an adapter they can neither sign nor fall back to software: the adapter alerts are critical on this host.
+if ((up)); then
+  secure=0
+  while read -r flags model _; do
+    if [[ -n $flags && ($model == CCA || $model == EP11) ]] && (( 16#$flags & 0x400 )); then
+      secure=$((secure + 1))
+    fi
+  done <<<"$tokens"
+  metric zrunbook_secure_key_tokens gauge "Initialised CCA or EP11 tokens (pkcsconf -t): they need a Crypto Express adapter."
+  echo "zrunbook_secure_key_tokens $secure" >>"$tmp"
+fi
 
 # openCryptoki's library version (pkcsconf -i: the library's own answer). The version alone cannot say whether a
 # distribution's package carries a fix (Debian 13's fixed 3.23 says 3.23 too): the patch level comes next.
@@ -124,20 +149,77 @@ if [[ -n ${cert_source:-} ]]; then
   fi
 fi
 
-# IBM Z only: the crypto adapters on the AP bus. No AP bus, no adapter metrics.
-cards=(/sys/bus/ap/devices/card[0-9a-f][0-9a-f])
+# IBM Z only: the crypto adapters (cardNN) and their queues (NN.DDDD: adapter and domain) on the AP bus, read
+# the way lszcrypt reads them. An attribute this kernel does not have, or a value that is not a number (a queue not
+# yet initialised shows request_count "-"), gives no sample: never a made-up zero.
+number() {  # FILE: its value when it is a readable whole number, else nothing
+  local v
+  [[ -r $1 ]] && read -r v <"$1" 2>/dev/null && [[ $v =~ ^[0-9]+$ ]] && echo "$v"
+  return 0
+}
+ap_metric() {  # NAME TYPE ATTRIBUTE HELP DEVICE...: one sample per device whose ATTRIBUTE holds a number
+  local name=$1 type=$2 attr=$3 help=$4 dev v t q labels samples=()
+  shift 4
+  for dev in "$@"; do
+    v=$(number "$dev/$attr")
+    [[ -n $v ]] || continue
+    if [[ ${dev##*/} == card* ]]; then
+      labels="card=\"${dev##*/}\""
+      if [[ $type == gauge ]]; then  # the state gauges name the adapter's type (CEX8C, CEX8P, ...) for the alert
+        t=""
+        [[ -r $dev/type ]] && read -r t <"$dev/type"
+        labels+=",type=\"$(label "$t")\""
+      fi
+    else
+      q=${dev##*/}
+      labels="card=\"card${q:0:2}\",queue=\"$q\""
+    fi
+    samples+=("$name{$labels} $v")
+  done
+  ((${#samples[@]})) || return 0
+  metric "$name" "$type" "$help"
+  printf '%s\n' "${samples[@]}" >>"$tmp"
+}
+ap=${AP_SYSFS:-/sys/bus/ap}
+cards=("$ap"/devices/card[0-9a-f][0-9a-f])
 if [[ -e ${cards[0]} ]]; then
-  metric zrunbook_ap_card_online gauge "1 when the crypto adapter is online (sysfs online)."
+  queues=()
   for card in "${cards[@]}"; do
-    echo "zrunbook_ap_card_online{card=\"${card##*/}\",type=\"$(label "$(cat "$card/type")")\"} $(cat "$card/online")" >>"$tmp"
+    for queue in "$card"/[0-9a-f][0-9a-f].[0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do
+      [[ -d $queue ]] && queues+=("$queue")
+    done
   done
-  metric zrunbook_ap_card_requests_total counter "Requests this Linux sent to the adapter (sysfs request_count)."
-  for card in "${cards[@]}"; do
-    echo "zrunbook_ap_card_requests_total{card=\"${card##*/}\"} $(cat "$card/request_count")" >>"$tmp"
+  for level in card queue; do
+    if [[ $level == card ]]; then devs=("${cards[@]}"); else devs=("${queues[@]}"); fi
+    ((${#devs[@]})) || continue
+    ap_metric "zrunbook_ap_${level}_online" gauge online \
+      "1 when the $level is online: the kernel sends it requests (sysfs online)." "${devs[@]}"
+    ap_metric "zrunbook_ap_${level}_config" gauge config \
+      "1 when the $level is configured, 0 when deconfigured (sysfs config)." "${devs[@]}"
+    ap_metric "zrunbook_ap_${level}_chkstop" gauge chkstop \
+      "1 when the $level is checkstopped (sysfs chkstop)." "${devs[@]}"
+    ap_metric "zrunbook_ap_${level}_requests_total" counter request_count \
+      "Requests this Linux sent to the $level (sysfs request_count)." "${devs[@]}"
   done
-  adapters="$((${#cards[@]})) adapter(s)"
+  adapters="${#cards[@]} adapter(s), ${#queues[@]} queue(s)"
 else
   adapters="no AP bus here, so no adapter metrics (they need IBM Z)"
+fi
+
+# libica's own counters of RSA operations (modular exponentiation and CRT), every user's together as the signing
+# check reads them: the hardware column counts what a Crypto Express adapter computed, the software column what
+# libica computed itself because no adapter answered.
+libica="no icastats here, so no libica metrics"
+if command -v icastats >/dev/null; then
+  table=$(icastats -S 2>&1) || die "icastats -S failed: $table"
+  mapfile -t s < <(awk -F'|' '$1 ~ /^ *RSA-(ME|CRT) *$/ && $2 ~ /^ *[0-9]+ *$/ && $3 ~ /^ *[0-9]+ *$/ {
+                                f = $1; gsub(/ /, "", f); hw = $2; sw = $3; gsub(/ /, "", hw); gsub(/ /, "", sw)
+                                printf "zrunbook_libica_rsa_operations_total{function=\"%s\",where=\"hardware\"} %s\n", f, hw
+                                printf "zrunbook_libica_rsa_operations_total{function=\"%s\",where=\"software\"} %s\n", f, sw }' <<<"$table")
+  ((${#s[@]} == 4)) || die "icastats -S shows no RSA-ME and RSA-CRT rows (function | hardware | software): is it libica's icastats?"
+  metric zrunbook_libica_rsa_operations_total counter "RSA operations libica counted, every user's (icastats -S), in hardware or in software."
+  printf '%s\n' "${s[@]}" >>"$tmp"
+  libica="libica: RSA counters read"
 fi
 
 metric zrunbook_textfile_timestamp_seconds gauge "When zrunbook-textfile.sh wrote this file."
@@ -145,4 +227,4 @@ echo "zrunbook_textfile_timestamp_seconds $(date +%s)" >>"$tmp"
 chmod 644 "$tmp"
 mv -f "$tmp" "$dir/zrunbook.prom"
 trap - EXIT
-echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $patch; $adapters"
+echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $patch; $adapters; $libica"

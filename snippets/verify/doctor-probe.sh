@@ -37,6 +37,8 @@ elif [[ $state == T* ]]; then
   say slotd-hung "pkcsslotd (pid $slotd) is stopped (state $state: a SIGSTOP or a debugger), so every program that starts using openCryptoki waits for it"
   answers=no
 else
+  # Token tools as root: pkcsconf -t only reads the tokens' flags (no login, nothing written); as each service
+  # user it runs below through runuser.
   listing=$(timeout -k 2 "$wait_s" pkcsconf -t 2>&1) || {
     rc=$?
     if ((rc == 124)); then

@@ -62,6 +62,9 @@ STEPS: tuple[Step, ...] = (
     Step("crypto-fixed-versions", "how-to/crypto/03-opencryptoki", "openCryptoki and pkcs11-provider are at or above "
          "the fixed version of each advisory the runbook's table confirms for this distribution", "crypto",
          "crypto/verify/check-fixed-versions.sh", LOGIN, (), ("fixed_versions",)),
+    Step("verify-account-sudo", "how-to/verify-your-fleet", "verify's login account can run through sudo only "
+         "pkcsconf -t and the runbook's checks, and is not root", "crypto", "verify/check-verify-sudo.sh", LOGIN,
+         (), ()),
     *_server_steps("apache", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd"),
     Step("apache-protocols", "how-to/ihs/05-apache-pkcs11-provider", "Apache httpd: it answers no handshake that "
          "offers only TLS 1.0 or 1.1, and serves TLS 1.2 or 1.3", "apache", "crypto/verify/check-tls-protocols.sh",
@@ -76,8 +79,8 @@ STEPS: tuple[Step, ...] = (
          "HTTPS only for a year or more (Strict-Transport-Security)", "apache", "ihs/apache/check-hsts.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
     Step("apache-certificate-expiry", "how-to/operate-the-fleet", "Apache httpd: the certificate it serves is "
-         "valid for 30 days or more", "apache", "monitor/check-certificate-expiry.sh", LOGIN, ("CA_FILE", "SIGALGS"),
-         ("endpoint", "server_name")),
+         "for its name and valid for 30 days or more", "apache", "monitor/check-certificate-expiry.sh", LOGIN,
+         ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
     Step("apache-session-resumption", "how-to/ihs/07-session-cache", "Apache httpd: returning clients resume "
          "their sessions (TLS 1.2 and 1.3)", "apache", "ihs/apache/check-session-resumption.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),

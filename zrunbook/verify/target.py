@@ -40,6 +40,7 @@ STEP_SECONDS = 120  # one step on one host, on the host (timeout -k): the resump
 LOOK_SECONDS = 20  # reading the tokens' flags (pkcsconf -t) on one host
 KILL_AFTER = 5  # seconds between timeout's TERM and its KILL
 TIMED_OUT = 124  # timeout's exit status when the limit passed
+SLOTD_HUNG = "the slot daemon pkcsslotd is not answering"  # in tokens()'s reason; fleet.py stops a server's steps on it
 INSTALLED = "/usr/local/libexec/zrunbook-verify"  # root's copies of the checks verify runs through sudo
 
 
@@ -240,8 +241,7 @@ def tokens(host) -> tuple[dict, str]:
         sudo_said = "sudo asked for a password (give the login user sudo rights or set ansible_become), and "
         got = _ssh(host, _as(LOGIN, None, "pkcsconf -t", LOOK_SECONDS), seconds=LOOK_SECONDS)
     if got.rc == TIMED_OUT:
-        return {}, (f"pkcsconf -t had no answer within {LOOK_SECONDS} s: the slot daemon pkcsslotd is not answering "
-                    "(make doctor names why)")
+        return {}, f"pkcsconf -t had no answer within {LOOK_SECONDS} s: {SLOTD_HUNG} (make doctor names why)"
     if got.rc != 0:
         return {}, f"{sudo_said}pkcsconf -t failed: {(got.stderr or got.stdout).strip()[-300:]}"
     return parse_pkcsconf(got.stdout), ""

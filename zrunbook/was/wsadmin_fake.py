@@ -3,9 +3,11 @@
 
 Each object accepts only the methods the real one has (facts/wsadmin-commands.csv, with sources); AdminTask
 commands also have their parameters checked: unknown parameter, missing required one, value outside the
-documented set. Every call is recorded as [object, method, arguments, parsed parameters]. ``run_all`` executes
-a batch of scripts, each like ``wsadmin -lang jython -f script arg...`` (sys.argv holds only the arguments),
-and prints one JSON document with the calls, the exit status and the output of each: one JVM for all scripts.
+documented set. AdminControl.invoke on an MBean type the table names (PluginCfgGenerator, NodeSync) accepts only
+that type's operations with their number of arguments. Every call is recorded as [object, method, arguments,
+parsed parameters]. ``run_all`` executes a batch of scripts, each like ``wsadmin -lang jython -f script arg...``
+(sys.argv holds only the arguments), and prints one JSON document with the calls, the exit status and the output
+of each: one JVM for all scripts.
 """
 
 import csv
@@ -123,6 +125,22 @@ class Facts(object):
             if r["required"] == "yes" and r["parameter"] not in names:
                 raise WsadminError("%s needs -%s" % (command, r["parameter"]))
 
+    def check_invoke(self, args):
+        """AdminControl.invoke(name, operation[, 'arg arg ...']): the operation must be one the MBean's type has."""
+        name, operation = args[0], args[1]
+        mbean_type = dict(p.split("=", 1) for p in name.split(":", 1)[-1].split(",") if "=" in p).get("type", "")
+        if mbean_type not in self.methods:
+            return []
+        if operation not in self.methods[mbean_type]:
+            raise WsadminError("%s MBean has no operation %s (it has %s)" % (
+                mbean_type, operation, ", ".join(sorted(self.methods[mbean_type]))))
+        given = (len(args) > 2 and args[2] or "").strip("[]").split()
+        wanted = [r["parameter"] for r in self.params.get(operation, [])]
+        if len(given) != len(wanted):
+            raise WsadminError("%s.%s takes %d arguments (%s), not %d" % (
+                mbean_type, operation, len(wanted), " ".join(wanted), len(given)))
+        return given
+
 
 class Recorder(object):
     """One wsadmin scripting object; attribute access to an unknown method raises AttributeError."""
@@ -141,6 +159,8 @@ class Recorder(object):
                 self._facts.check_task(method, parsed)
             if (self._name, method) == ("AdminConfig", "create") and args and args[0] == "J2EEResourceProperty":
                 self._facts.check_resource_property(args[2])
+            if (self._name, method) == ("AdminControl", "invoke"):
+                parsed = self._facts.check_invoke(args)
             if (self._name, method) == ("AdminConfig", "modify") and args and args[0] in self._config.resource_props:
                 name = self._config.resource_props[args[0]][0]
                 self._facts.check_resource_property([["name", name]] + [list(a) for a in args[1]])
@@ -164,6 +184,14 @@ class Config(object):
         # JVM custom properties already present: id -> name
         self.properties = dict(("(cells/%s|server.xml#Property_%d)" % (cell, i), name)
                                for i, name in enumerate(properties))
+        # a web server definition on the node, with the plug-in keystore WebSphere makes for it and its signers
+        self.webserver = "webserver1"
+        self.webserver_scope = "(cell):%s:(node):%s:(server):%s" % (cell, node, self.webserver)
+        self.signers = {("CMSKeyStore", self.webserver_scope): ["root"]}
+
+    def signer_list(self, pairs):
+        key = (pairs.get("keyStoreName"), pairs.get("keyStoreScope", ""))
+        return "\n".join("[ [alias %s] [issuedTo [CN=%s]] ]" % (a, a) for a in self.signers.get(key, []))
 
     def answer(self, obj, method, args):
         server_id = "(cells/%s/nodes/%s/servers/%s|server.xml#Server_1)" % (self.cell, self.node, self.server)
@@ -179,6 +207,9 @@ class Config(object):
                 return self.datasource
             if path == "/Node:%s/" % self.node:
                 return "%s(cells/%s/nodes/%s|node.xml#Node_1)" % (self.node, self.cell, self.node)
+            if path == "/Node:%s/Server:%s/" % (self.node, self.webserver):
+                return "%s(cells/%s/nodes/%s/servers/%s|server.xml#Server_2)" % (
+                    self.webserver, self.cell, self.node, self.webserver)
             return ""
         cell_id = "%s(cells/%s|cell.xml#Cell_1)" % (self.cell, self.cell)
         if (obj, method) == ("AdminConfig", "list"):
@@ -208,6 +239,33 @@ class Config(object):
             return self.cell
         if (obj, method) == ("AdminControl", "getNode"):
             return self.node
+        if obj == "AdminTask":
+            return self.answer_task(method, dict(parse_task_args(args[0] if args else "")))
+        if (obj, method) == ("AdminControl", "completeObjectName"):
+            wanted = dict(p.split("=", 1) for p in args[0].split(",") if "=" in p)
+            if wanted.get("type") == "PluginCfgGenerator":
+                return ("WebSphere:name=PluginCfgGenerator,process=dmgr,node=dmgrNode01,type=PluginCfgGenerator,"
+                        "cell=%s" % self.cell)
+            if wanted.get("type") == "NodeSync" and wanted.get("node") == self.node:
+                return "WebSphere:name=nodeSync,process=nodeagent,type=NodeSync,node=%s,cell=%s" % (
+                    self.node, self.cell)
+            return ""
+        if (obj, method) == ("AdminControl", "invoke") and args[1] == "propagateKeyring":
+            cell, node, server = args[2].split()[1:4]
+            if (cell, node, server) != (self.cell, self.node, self.webserver):
+                raise WsadminError("No web server %s on node %s in cell %s" % (server, node, cell))
+        return ""
+
+    def answer_task(self, method, pairs):
+        if method == "listKeyStores" and pairs.get("scopeName") == self.webserver_scope:
+            return "CMSKeyStore(cells/%s|security.xml#KeyStore_2)" % self.cell
+        if method == "listSignerCertificates":
+            return self.signer_list(pairs)
+        if method == "addSignerCertificate":
+            key = (pairs["keyStoreName"], pairs.get("keyStoreScope", ""))
+            if pairs["certificateAlias"] in self.signers.get(key, []):
+                raise WsadminError("alias %s exists in %s already" % (pairs["certificateAlias"], key[0]))
+            self.signers.setdefault(key, []).append(pairs["certificateAlias"])
         return ""
 
 

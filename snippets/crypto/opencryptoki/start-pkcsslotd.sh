@@ -21,6 +21,8 @@ if ! id -Gn | tr ' ' '\n' | grep -qx pkcs11; then
 fi
 
 # The daemon counts as up only when it answers: pkcsconf -s lists the slots through its socket.
+# Token tools as root: pkcsconf -s asks the slot daemon root starts here for its slot list; it opens no token,
+# logs in to none and writes nothing.
 answers() { pkcsconf -s >/dev/null 2>&1; }
 
 # The daemon's PIDs, zombies left out (a zombie has exited; only its parent can reap it).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install the IBM Z crypto stack on Ubuntu 24.04 or Debian 13: openCryptoki and the openssl command (the
-# chapter's pages ask for openssl version), and on s390x libica's tools and s390-tools (lszcrypt, chzcrypt).
+# Install the IBM Z crypto stack on Ubuntu 24.04 or Debian 13: openCryptoki, the openssl command (the
+# chapter's pages ask for openssl version), procps (ps and pgrep, which the slot daemon's step uses; a minimal or
+# container image lacks it), and on s390x libica's tools and s390-tools (lszcrypt, chzcrypt).
 # Run as root. Safe to run twice.
 set -euo pipefail
 
@@ -13,7 +14,7 @@ if ! command -v apt-get >/dev/null; then
   exit 1
 fi
 
-packages=(opencryptoki openssl)
+packages=(opencryptoki openssl procps)
 if [[ $(uname -m) == s390x ]]; then
   # libica-utils pulls in the libica library (libica4 on Ubuntu 24.04, libica3 on Debian 13).
   packages+=(libica-utils s390-tools)

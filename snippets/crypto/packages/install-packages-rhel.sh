@@ -12,4 +12,4 @@ if ! command -v dnf >/dev/null; then
   exit 1
 fi
 
-dnf install -y opencryptoki opencryptoki-icatok libica s390utils-base
+dnf install -y opencryptoki opencryptoki-icatok libica s390utils-base procps-ng

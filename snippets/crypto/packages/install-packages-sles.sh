@@ -12,4 +12,4 @@ if ! command -v zypper >/dev/null; then
   exit 1
 fi
 
-zypper --non-interactive install openCryptoki openCryptoki-64bit libica4 libica-tools s390-tools
+zypper --non-interactive install openCryptoki openCryptoki-64bit libica4 libica-tools s390-tools procps

@@ -32,6 +32,8 @@ for tool in curl pkcsconf pkcsstats; do
 done
 # SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
 [[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
+  # Token tools as root: pkcsconf -t lists the tokens' labels and models, with no login and nothing written; root
+  # is needed for the other users' counters (pkcsstats -U), not for this.
   SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
 [[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
 model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)

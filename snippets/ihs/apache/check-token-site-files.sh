@@ -5,8 +5,13 @@
 # the PIN by file, not in the configuration itself; and the PIN file belongs to root and no one else can read
 # or change it: httpd's root parent reads it once at start (pkcs11-provider 1.0 reads it when OpenSSL loads the
 # provider, and the workers inherit the PIN), so httpd's group needs no access; and it turns pkcs11-provider's key
-# cache off (with it on, each new worker fails the handshakes of its first second). Read-only; it does not load
-# the provider, so it never logs in.
+# cache off (with it on, each new worker fails the handshakes of its first second). It also finds a PIN left behind
+# by a PIN change, without a PIN: openCryptoki rewrites the token's MK_USER file when the user PIN changes (C_SetPIN
+# and C_InitPIN), so an MK_USER newer than the PIN file means the file holds an old PIN (httpd's next start logs in
+# with it), and an MK_USER newer than httpd's start means httpd's parent holds one (each new worker's login fails).
+# The token's folder is the one under OCK_DATA_STORE (/var/lib/opencryptoki) whose NVTOK.DAT holds the label that
+# httpd's key URIs name (HTTPD_CONF_DIR: /etc/apache2, else /etc/httpd). Read-only; it does not load the provider,
+# so it never logs in.
 # Run as root (it reads the environment of httpd's parent process):
 #   bash check-token-site-files.sh
 # Exit status: 0 all as kept, 1 a file is not (every reason is listed), or the check could not look.
@@ -14,8 +19,8 @@ set -euo pipefail
 
 die() { echo "check-token-site-files: $*" >&2; exit 1; }
 ((EUID == 0)) || die "run as root: it reads httpd's environment (/proc/PID/environ) and the PIN file's owner."
-for tool in pgrep openssl stat; do
-  command -v "$tool" >/dev/null || die "$tool is missing: install procps, openssl and coreutils."
+for tool in pgrep openssl stat awk getconf; do
+  command -v "$tool" >/dev/null || die "$tool is missing: install procps, openssl, coreutils, gawk or mawk, and libc-bin."
 done
 # httpd's parent: a live apache2 or httpd process whose own parent is neither. An httpd that ended but was not
 # reaped (a zombie, state Z: seen in containers started without an init) has no environment left to read.
@@ -61,6 +66,33 @@ else
     (( (8#$mode & 8#070) == 0 )) || fail+=("the PIN file $file is mode $mode: group $group has access it does not need, since httpd's root parent reads the file (chmod 0600)")
   fi
 fi
+# The PIN's age: the token folders of the labels in httpd's key URIs, their MK_USER against the PIN file and httpd.
+store=${OCK_DATA_STORE:-/var/lib/opencryptoki}
+conf_dir=${HTTPD_CONF_DIR:-$( [[ -d /etc/apache2 ]] && echo /etc/apache2 || echo /etc/httpd )}
+labels=$(grep -rhoE 'pkcs11:[^"[:space:]]*token=[^;"[:space:]]+' "$conf_dir" 2>/dev/null | sed 's/.*token=//' | sort -u || true)
+# httpd's start, in seconds since the epoch: the boot time plus the process's start in clock ticks (/proc/PID/stat).
+ticks=$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$pid/stat")
+started=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" '/^btime/ { printf "%.2f", $2 + t / hz }' /proc/stat)
+aged=""
+for label in $labels; do
+  padded=$(printf '%-32s' "$label")
+  folder=""
+  for nv in "$store"/*/NVTOK.DAT; do
+    [[ -f $nv ]] && grep -qaF -- "$padded" "$nv" && { folder=${nv%/NVTOK.DAT}; break; }
+  done
+  if [[ -z $folder || ! -f $folder/MK_USER ]]; then
+    fail+=("no token folder under $store holds the label $label of httpd's key (set OCK_DATA_STORE): the PIN's age was not checked")
+    continue
+  fi
+  changed=$(stat -c %.2Y "$folder/MK_USER")
+  if [[ -n ${file:-} && -f $file ]] && awk -v a="$changed" -v b="$(stat -c %.2Y "$file")" 'BEGIN { exit !(a > b) }'; then
+    fail+=("the user PIN of token $label changed ($(date -d "@${changed%.*}" '+%F %T')) after the PIN file $file was written: it holds an old PIN, and httpd's next start logs in with it (write the new PIN to it, as the PIN rotation page does)")
+  fi
+  if awk -v a="$changed" -v b="$started" 'BEGIN { exit !(a > b) }'; then
+    fail+=("the user PIN of token $label changed ($(date -d "@${changed%.*}" '+%F %T')) after httpd (pid $pid) started: httpd holds the old PIN and each new worker's login fails (stop and start httpd once the PIN file holds the new PIN)")
+  fi
+  aged+=" token $label's PIN is older than the PIN file and than httpd's start;"
+done
 cache=$(sed -n 's/^[[:space:]]*pkcs11-module-cache-keys[[:space:]]*=[[:space:]]*\([a-z]*\).*/\1/p' "$conf" | tail -n 1)
 [[ $cache == false ]] ||
   fail+=("$conf leaves pkcs11-module-cache-keys at ${cache:-its default, true}: each new httpd worker then fails the handshakes that reach it in its first second (add 'pkcs11-module-cache-keys = false' to its pkcs11 section)")
@@ -69,4 +101,4 @@ if ((${#fail[@]})); then
   printf '  %s\n' "${fail[@]}" >&2
   exit 1
 fi
-echo "httpd (pid $pid) uses $conf: it includes $system first, its PIN file $file is root's alone (mode $mode), and key caching is off."
+echo "httpd (pid $pid) uses $conf: it includes $system first, its PIN file $file is root's alone (mode $mode),${aged} and key caching is off."

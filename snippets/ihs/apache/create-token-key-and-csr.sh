@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Generate httpd's key pair inside the openCryptoki token (sign-only, sensitive, never extractable), store
-# the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later.
+# the PIN file, and write a CSR for your CA. Run as root; needs p11sak from openCryptoki 3.21 or later. Root writes
+# the PIN file and the request; every token tool runs as the token administrator, TOKEN_ADMIN (a member of pkcs11,
+# not root; default SUDO_USER): before openCryptoki 3.27 a root-run token tool follows a link a pkcs11 member
+# planted in the token folders (CVE-2026-23893).
 # Usage: create-token-key-and-csr.sh [rsa [BITS]|ec]   rsa: RSA of BITS (2048 unless given); ec: ECDSA on NIST P-256
 # BITS is 2048, 3072 or 4096 (or RSA_BITS in the environment). A FIPS site needs 3072 or more: libica 4.4.2 in FIPS
 # mode refuses smaller RSA keys. p11sak makes 3072 only from openCryptoki 3.26 on, so before it use 4096.
@@ -79,8 +82,17 @@ modules=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
 [[ -f "$modules/pkcs11.so" ]] || { echo "pkcs11-provider is missing (no pkcs11.so in $modules):" \
     "install the pkcs11-provider package." >&2; exit 1; }
 
+TOKEN_ADMIN="${TOKEN_ADMIN:-${SUDO_USER:-}}"
+[[ -n "$TOKEN_ADMIN" && "$TOKEN_ADMIN" != root ]] || { echo "Set TOKEN_ADMIN to the token administrator, a member" \
+    "of pkcs11 other than root: this step runs the token tools as that user, never as root." >&2; exit 1; }
+id -nG "$TOKEN_ADMIN" 2>/dev/null | tr ' ' '\n' | grep -qx pkcs11 || { echo "$TOKEN_ADMIN is not a member of the" \
+    "group pkcs11 (or no such user): add the token administrator with the crypto chapter's step." >&2; exit 1; }
+command -v runuser >/dev/null || { echo "runuser is missing: install util-linux." >&2; exit 1; }
+# A token tool as the token administrator, from / (root's working folder may be closed to that user).
+as_admin() { (cd / && runuser -u "$TOKEN_ADMIN" -- "$@"); }
+
 # The slot of the token: pkcsconf -t prints "Token #N Info:" and then the token's "Label:".
-slot=$({ pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
+slot=$({ as_admin pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
     /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
     /^[[:space:]]*Label:/  { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
                              if ($0 == want) { print slot; exit } }')
@@ -88,7 +100,7 @@ slot=$({ pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
     "or set TOKEN_LABEL." >&2; exit 1; }
 
 # p11sak reads the PIN from PKCS11_USER_PIN, so it never appears on a command line.
-p11() { PKCS11_USER_PIN="$TOKEN_USER_PIN" p11sak "$@"; }
+p11() { PKCS11_USER_PIN="$TOKEN_USER_PIN" as_admin p11sak "$@"; }
 existing=$(p11 list-key "$KEY_TYPE" --slot "$slot" --label "$KEY_LABEL" --long) ||
     { echo "p11sak could not list the keys of token $TOKEN_LABEL (slot $slot): is the user PIN right?" >&2; exit 1; }
 # one line per attribute of the private key: CKA_EXTRACTABLE: CK_FALSE, ...
@@ -133,8 +145,15 @@ chown root:root "$PIN_FILE"
 chmod 0600 "$PIN_FILE"
 
 # RSA: SHA-512, which the token hashes with CPACF where it can; ECDSA P-256: SHA-256, its matching hash. The CA
-# signs the certificate with its own hash anyway.
-OPENSSL_CONF="$OPENSSL_PKCS11_CONF" openssl req -new "$csr_hash" \
-    -key "pkcs11:token=$TOKEN_LABEL;object=$KEY_LABEL;type=private" \
-    -subj "/CN=$SERVER_NAME" -addext "subjectAltName=DNS:$SERVER_NAME" -out "$CSR"
+# signs the certificate with its own hash anyway. The token administrator signs the request: with httpd's OpenSSL
+# configuration less its PIN file (root's alone), the PIN from PKCS11_USER_PIN through -passin; root writes the file.
+admin_conf=$(mktemp)
+trap 'rm -f "$admin_conf"' EXIT
+sed '/^[[:space:]]*pkcs11-module-token-pin[[:space:]]*=/d' "$OPENSSL_PKCS11_CONF" >"$admin_conf"
+chmod 0644 "$admin_conf"
+request=$(PKCS11_USER_PIN="$TOKEN_USER_PIN" as_admin env OPENSSL_CONF="$admin_conf" openssl req -new "$csr_hash" \
+    -key "pkcs11:token=$TOKEN_LABEL;object=$KEY_LABEL;type=private" -passin env:PKCS11_USER_PIN \
+    -subj "/CN=$SERVER_NAME" -addext "subjectAltName=DNS:$SERVER_NAME") ||
+    { echo "openssl could not sign the request with key $KEY_LABEL as $TOKEN_ADMIN (above: why)." >&2; exit 1; }
+printf '%s\n' "$request" >"$CSR"
 echo "certificate request for $SERVER_NAME: $CSR (send it to your CA)"

@@ -2,6 +2,8 @@
 # Add the certificate of the CA that signed the application server's certificate to the plug-in's key database as a
 # signer, so that the plug-in can validate WebSphere (or Liberty) when it connects. Run on the IHS host as root or the
 # IHS owner; SIGNER_FILE is that CA's certificate (PEM). The key database's password comes from its stash file.
+# ONLY for an unmanaged web server that WebSphere never propagates to: a propagation from the cell writes the cell's
+# plugin-key.kdb over this one and the signer is gone. Elsewhere add it in the cell (add-signer-to-plugin-keystore.py).
 set -euo pipefail
 
 IHS_ROOT="${IHS_ROOT:-/opt/IBM/HTTPServer}"

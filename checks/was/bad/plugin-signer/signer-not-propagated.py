@@ -1,0 +1,10 @@
+# ruff: noqa: F821 - a wsadmin script: AdminConfig, AdminTask and AdminControl are given by wsadmin.
+# Negative case for was/wsadmin/add-signer-to-plugin-keystore.py (outcome): signer and password saved in the cell,
+# never propagated, so the IHS host keeps the key database without the signer (and with the old password).
+SCOPE = "(cell):cell01:(node):node01:(server):webserver1"
+AdminTask.addSignerCertificate(["-keyStoreName", "CMSKeyStore", "-keyStoreScope", SCOPE, "-certificateAlias", "was-ca",
+                                "-certificateFilePath", "/tmp/wsfake/ca.pem", "-base64Encoded", "true"])
+AdminTask.changeKeyStorePassword(["-keyStoreName", "CMSKeyStore", "-scopeName", SCOPE, "-keyStorePassword", "WebAS",
+                                  "-newKeyStorePassword", "n3w-kdb-secret",
+                                  "-newKeyStorePasswordVerify", "n3w-kdb-secret"])
+AdminConfig.save()

@@ -1,0 +1,12 @@
+# ruff: noqa: F821 - a wsadmin script: AdminConfig, AdminTask and AdminControl are given by wsadmin.
+# Negative case for was/wsadmin/add-signer-to-plugin-keystore.py (outcome): propagated before the save, so what
+# is copied to the web server is the key database as it was before the signer was added.
+SCOPE = "(cell):cell01:(node):node01:(server):webserver1"
+AdminTask.addSignerCertificate(["-keyStoreName", "CMSKeyStore", "-keyStoreScope", SCOPE, "-certificateAlias", "was-ca",
+                                "-certificateFilePath", "/tmp/wsfake/ca.pem", "-base64Encoded", "true"])
+AdminTask.changeKeyStorePassword(["-keyStoreName", "CMSKeyStore", "-scopeName", SCOPE, "-keyStorePassword", "WebAS",
+                                  "-newKeyStorePassword", "n3w-kdb-secret",
+                                  "-newKeyStorePasswordVerify", "n3w-kdb-secret"])
+generator = AdminControl.completeObjectName("type=PluginCfgGenerator,*")
+AdminControl.invoke(generator, "propagateKeyring", "/tmp/wsfake/profile/config cell01 node01 webserver1")
+AdminConfig.save()
