@@ -60,7 +60,7 @@ for top, dirs, files in os.walk("/"):
         except OSError:
             continue
         seen += 1
-        if b"PRIVATE KEY-----" in data:
+        if b"PRIVATE" + b" KEY-----" in data:
             found.append(path + ": a PEM private key")
         # the token's own store keeps the public key object, modulus in clear: the key's home, not a copy of it
         if not path.startswith("/var/lib/opencryptoki/") and (modulus in data or any(h in data for h in hexes)):
@@ -128,6 +128,7 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     start_pebble(host)
     old = served_fingerprint(host)
     assert token_labels(host) == [OLD]
+    put(host, "/tmp/zr-scan.py", SCAN)
     ok(host, "touch /tmp/zr-renewal-start && sleep 1")  # files written from here on are the renewal's
     began = time.monotonic()
     renewed = renew(host)
@@ -144,8 +145,9 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     new_cert = ok(host, f"sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+//p' {SITE}").strip()
     assert ok(host, f"openssl x509 -in {new_cert} -noout -fingerprint -sha256").strip() == new
     # issued by Pebble: the chain verifies against Pebble's root alone, and not against the old test CA
-    ok(host, f"openssl verify -CAfile {PEBBLE}/root.pem -untrusted {new_cert} {new_cert}")
-    assert host.run(f"openssl verify -CAfile /root/zr-test-ca/ca.crt -untrusted {new_cert} {new_cert}").rc != 0
+    ok(host, f"openssl verify -no-CApath -no-CAstore -CAfile {PEBBLE}/root.pem -untrusted {new_cert} {new_cert}")
+    test_ca = "-no-CApath -no-CAstore -CAfile /root/zr-test-ca/ca.crt"
+    assert host.run(f"openssl verify {test_ca} -untrusted {new_cert} {new_cert}").rc != 0
     dates = ok(host, f"openssl x509 -in {new_cert} -noout -startdate -enddate")
     assert "renew: www.example.com serves" in renewed.stdout, output(renewed)
     # the key check ran inside the renewal; run it again here against what is served now
@@ -154,11 +156,14 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
                      " localhost:443")
     assert check.rc == 0, output(check)
     modulus = ok(host, f"openssl x509 -in {new_cert} -noout -modulus").strip().split("=", 1)[1]
-    put(host, "/tmp/zr-scan.py", SCAN)
     scan = ok(host, f"python3 /tmp/zr-scan.py /tmp/zr-renewal-start {modulus}").splitlines()
     print(f"{scan[0]} files written during the renewal, none with a private key; certificate {dates.split()}")
     assert int(scan[0]) > 0, scan
     assert scan[1:] in ([], [""]), scan
+    # the scan's negative: a key written to a file in the same window is found
+    ok(host, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out /tmp/leaked.pem")
+    leaked = ok(host, f"python3 /tmp/zr-scan.py /tmp/zr-renewal-start {modulus}").splitlines()
+    assert "/tmp/leaked.pem: a PEM private key" in leaked, leaked
 
 
 @pytest.mark.snippet(RENEW, checker="testinfra")

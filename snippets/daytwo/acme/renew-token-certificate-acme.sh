@@ -139,8 +139,9 @@ if ! log=$(certbot certonly --non-interactive --agree-tos "${account[@]}" --serv
   die "the CA did not issue a certificate for $SERVER_NAME (above: certbot's reason; its log is /var/log/letsencrypt)."
 fi
 
-# 3. The chain must verify against the trust this site's clients use, for a server certificate for SERVER_NAME.
-openssl verify -CAfile "$CA_FILE" -untrusted "$issued/chain.pem" -purpose sslserver -verify_hostname "$SERVER_NAME" \
+# 3. The chain must verify against CA_FILE alone (the trust this site's clients use), for a server certificate for
+# SERVER_NAME.
+openssl verify -no-CApath -no-CAstore -CAfile "$CA_FILE" -untrusted "$issued/chain.pem" -purpose sslserver -verify_hostname "$SERVER_NAME" \
     "$issued/cert.pem" >/dev/null 2>&1 ||
   die "the chain the CA sent does not verify against $CA_FILE: install the CA's root where the site's clients" \
     "trust it first. Nothing was installed."
