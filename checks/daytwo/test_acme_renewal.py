@@ -179,7 +179,12 @@ def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps
     assert "renew: the CA did not issue a certificate for www.example.com" in refused.stderr, output(refused)
     assert "the site still serves" in refused.stderr, output(refused)
     assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
-    assert "404" in host.run(f"grep -i 'acme-challenge\\|404' {PEBBLE}/pebble.log").stdout
+    # Pebble asked the site for the challenge, and the site answered 404: the file was written elsewhere
+    ok(host, f"grep -q 'Attempting to validate w/ HTTP: http://www.example.com:80/.well-known/acme-challenge/'"
+             f" {PEBBLE}/pebble.log")
+    assert re.search(r'"GET /\.well-known/acme-challenge/\S+ HTTP/1\.1" 404 ',
+                     ok(host, "cat /var/log/apache2/access.log")), ok(host, "tail /var/log/apache2/access.log")
+    print(f"\n{refused.stderr}")
 
 
 @pytest.mark.snippet(RENEW, checker="testinfra")
@@ -203,10 +208,10 @@ def test_a_failed_login_already_counted_stops_the_renewal_before_it_logs_in(fres
     host = fresh_host
     serve_token(host)
     start_pebble(host)
+    before = site_state(host)  # (it logs in with the right PIN: before the failed login, which it would clear)
     host.run(f"PKCS11_USER_PIN=11112222 runuser -u {ADMIN} -- p11sak list-key all --slot {slot_of(host)}")
     flags = token_flags(host)
     assert int(flags, 16) & 0x10000, flags  # USER_PIN_COUNT_LOW
-    before = site_state(host)
     refused = renew(host)
     assert refused.rc == 4, output(refused)
     assert refused.stderr.startswith(f"renew: not logged in: token IBMICATOK shows flags {flags}"), output(refused)
