@@ -21,10 +21,12 @@ amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/
 
 import json
 import re
+import shlex
 import time
 
 import pytest
 
+from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY, put, serve_token
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
@@ -33,6 +35,8 @@ from checks.hosts.util import ok, output
 pytestmark = pytest.mark.only_hosts("debian13-amd64")
 
 RENEW = "daytwo/acme/renew-token-certificate-acme.sh"
+SERVICE, TIMER, CRON = (f"daytwo/acme/renew-token-certificate.{k}" for k in ("service", "timer", "cron"))
+ENV_FILE = "/etc/zrunbook/renew-token-certificate.env"
 SITE = "/etc/apache2/sites-available/tls.conf"
 PEBBLE = "/root/pebble"
 ACME = "https://localhost:14000/dir"
@@ -99,6 +103,14 @@ def renew(host, **env: str):
     return host.run(f"env {pairs} bash {snippet_path(RENEW)}")
 
 
+def install_bundle(host) -> None:
+    """The snippets where the units and the cron line expect them (the bundle unpacked in /opt/zrunbook), and the
+    environment file they read, for this test's Pebble."""
+    ok(host, f"install -d /opt/zrunbook /etc/zrunbook && ln -sfn {eng.SNIPPETS_IN_CONTAINER} /opt/zrunbook/snippets")
+    put(host, ENV_FILE, f"ACME_SERVER={ACME}\nACME_CA_BUNDLE={PEBBLE}/listener.crt\nTOKEN_ADMIN={ADMIN}\n")
+    ok(host, f"chmod 0600 {ENV_FILE}")
+
+
 def served_fingerprint(host) -> str:
     return host.run("openssl s_client -connect 127.0.0.1:443 -servername www.example.com </dev/null 2>/dev/null"
                     " | openssl x509 -noout -fingerprint -sha256").stdout.strip()
@@ -160,6 +172,15 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     print(f"{scan[0]} files written during the renewal, none with a private key; certificate {dates.split()}")
     assert int(scan[0]) > 0, scan
     assert scan[1:] in ([], [""]), scan
+    # the cron line, run as cron would (its command after the five time fields and the user; logger is a stand-in
+    # writing to a file: the container has no syslog): the certificate is 0 days into its 47, so it is not due
+    install_bundle(host)
+    line = ok(host, f"grep -E '^[0-9]+ [0-9,]+ \\* \\* \\* root ' {snippet_path(CRON)}").strip()
+    ok(host, "install -d /tmp/bin && printf '#!/bin/sh\\ncat >>/tmp/cron.log\\n' >/tmp/bin/logger"
+             " && chmod +x /tmp/bin/logger")
+    ok(host, f"PATH=/tmp/bin:$PATH bash -c {shlex.quote(line.split(' root ', 1)[1])}")
+    assert "is not due yet: renewal from" in ok(host, "cat /tmp/cron.log")
+    assert served_fingerprint(host) == new
     # the scan's negative: a key written to a file in the same window is found
     ok(host, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out /tmp/leaked.pem")
     leaked = ok(host, f"python3 /tmp/zr-scan.py /tmp/zr-renewal-start {modulus}").splitlines()
@@ -231,3 +252,28 @@ def test_a_chain_the_site_does_not_trust_is_not_installed(fresh_host):
     assert "renew: the chain the CA sent does not verify against /etc/ssl/certs/ca-certificates.crt" \
         in refused.stderr, output(refused)
     assert site_state(host) == before
+
+
+def analyze(host, *units: str):
+    return host.run(f"systemd-analyze verify {' '.join(units)} 2>&1")
+
+
+@pytest.mark.snippet(SERVICE, TIMER, checker="systemd-analyze")
+def test_the_timer_and_its_service_verify_with_systemd_analyze_and_a_bad_setting_does_not(fresh_host):
+    """systemd 257's own check, on the units as the page installs them. It exits 0 on a setting it ignores (a
+    value it cannot parse is a warning), so a clean verify is exit 0 and no output."""
+    host = fresh_host
+    install_bundle(host)
+    ok(host, f"cp {snippet_path(SERVICE)} {snippet_path(TIMER)} /etc/systemd/system/")
+    units = ("/etc/systemd/system/renew-token-certificate.service", "/etc/systemd/system/renew-token-certificate.timer")
+    good = analyze(host, *units)
+    assert good.rc == 0, output(good)
+    assert good.stdout.strip() == "", output(good)
+    # negatives: a value systemd ignores (the backoff would silently be gone), and a step that is not there
+    ok(host, f"sed 's/^RestartSteps=4/RestartSteps=four/' {units[0]} >/tmp/steps.service")
+    ignored = analyze(host, "/tmp/steps.service")
+    assert "Failed to parse RestartSteps=four, ignoring" in ignored.stdout, output(ignored)
+    ok(host, f"sed 's#/opt/zrunbook/snippets/#/opt/zrunbook/snipets/#' {units[0]} >/tmp/missing.service")
+    missing = analyze(host, "/tmp/missing.service")
+    assert missing.rc == 1, output(missing)
+    assert "is not executable: No such file or directory" in missing.stdout, output(missing)
