@@ -129,7 +129,7 @@ def site_state(host) -> tuple:
     return served_fingerprint(host), ok(host, f"sha256sum {SITE}"), token_labels(host)
 
 
-@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.snippet(RENEW, CRON, checker="testinfra")
 @pytest.mark.snippet("daytwo/switch-token-certificate.sh", "daytwo/remove-old-token-key.sh",
                      "crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
                      "ihs/apache/create-token-key-and-csr.sh", checker="testinfra")
@@ -273,7 +273,7 @@ def test_the_timer_and_its_service_verify_with_systemd_analyze_and_a_bad_setting
     ok(host, f"sed 's/^RestartSteps=4/RestartSteps=four/' {units[0]} >/tmp/steps.service")
     ignored = analyze(host, "/tmp/steps.service")
     assert "Failed to parse RestartSteps=four, ignoring" in ignored.stdout, output(ignored)
-    ok(host, f"sed 's#/opt/zrunbook/snippets/#/opt/zrunbook/snipets/#' {units[0]} >/tmp/missing.service")
+    ok(host, f"sed 's#^ExecStart=/bin/bash #ExecStart=/usr/local/bin/bash #' {units[0]} >/tmp/missing.service")
     missing = analyze(host, "/tmp/missing.service")
     assert missing.rc == 1, output(missing)
     assert "is not executable: No such file or directory" in missing.stdout, output(missing)
