@@ -279,3 +279,48 @@ def test_the_timer_and_its_service_verify_with_systemd_analyze_and_a_bad_setting
     missing = analyze(host, "/tmp/missing.service")
     assert missing.rc == 1, output(missing)
     assert "is not executable: No such file or directory" in missing.stdout, output(missing)
+
+
+
+LOAD = "ihs/apache/check-cold-start.sh"
+LOAD_CLIENTS, LOAD_EACH = 16, 50
+
+
+@pytest.mark.snippet(RENEW, LOAD, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
+                           "pkcs11-provider's one second (test_renew_token_certificate.py says why)")
+def test_an_acme_renewal_under_load_fails_no_handshake(fresh_host):
+    """The whole renewal (key, order, challenge, switch, checks, removal) while the Apache page's burst check runs
+    again and again (LOAD_CLIENTS clients, LOAD_EACH new TLS connections each per round) until the renewal ends,
+    trusting the old test CA and Pebble's root both. Every round must complete every handshake."""
+    host = fresh_host
+    old_ca = serve_token(host)
+    start_pebble(host)
+    ok(host, f"cat {old_ca} {PEBBLE}/root.pem > /tmp/both-roots.pem")
+    ok(host, "rm -f /tmp/load.*; setsid bash -c 'until test -e /tmp/load.stop; do CA_FILE=/tmp/both-roots.pem"
+             f" CLIENTS={LOAD_CLIENTS} CONNECTIONS={LOAD_EACH} bash {snippet_path(LOAD)} www.example.com"
+             " >>/tmp/load.out 2>&1; echo $? >>/tmp/load.rcs; done; touch /tmp/load.done' </dev/null >/dev/null 2>&1 &")
+    for _ in range(100):
+        if ok(host, "ss -Htn state established '( dport = :443 )' | wc -l").strip() != "0":
+            break
+        host.run("sleep 0.1")
+    else:
+        raise AssertionError("the load made no connection: " + host.run("cat /tmp/load.*").stdout)
+    began = time.monotonic()
+    renewed = renew(host)
+    seconds = time.monotonic() - began
+    ok(host, "touch /tmp/load.stop")
+    assert renewed.rc == 0, output(renewed)
+    for _ in range(600):
+        if host.run("test -e /tmp/load.done").rc == 0:
+            break
+        host.run("sleep 0.5")
+    load, rcs = ok(host, "cat /tmp/load.out"), ok(host, "cat /tmp/load.rcs").split()
+    rounds = re.findall(r"^(\d+) of (\d+) new TLS connections completed", load, re.M)
+    completed, opened = sum(int(a) for a, _ in rounds), sum(int(b) for _, b in rounds)
+    print(f"\nACME renewal under load: {seconds:.1f} s; {len(rounds)} rounds, {completed} of {opened} handshakes")
+    assert len(rounds) == len(rcs) >= 2, load
+    assert completed == opened == len(rounds) * LOAD_CLIENTS * LOAD_EACH, load
+    assert set(rcs) == {"0"}, load
+    assert token_labels(host) != [OLD]
