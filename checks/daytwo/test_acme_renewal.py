@@ -14,7 +14,8 @@ key in the token, the old key removed, and no file written during the renewal ho
 key's modulus (hex or raw). Negatives: a wrong document root (Pebble's HTTP-01 fails), a PIN that is not httpd's
 and a token with a failed login counted (both stop before any login, flags unchanged), and a chain whose root the
 site does not trust. Each stops with a sentence, the old certificate keeps serving, and the new key made for the
-attempt leaves the token again.
+attempt leaves the token again. The same renewal under the Apache page's burst check (16 clients, round after round)
+must fail no handshake; the timer and service pass systemd-analyze verify, and the cron line's command runs.
 
 amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
 """
