@@ -56,6 +56,8 @@ KINDS: list[tuple[str, str]] = [
     ("*.java", "java"),
     ("*.c", "c"),
     ("*.service", "ini"),
+    ("*.timer", "ini"),
+    ("*.cron", "text"),
     ("*.xml", "xml"),
     ("jvm.options", "text"),
 ]

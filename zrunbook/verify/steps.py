@@ -108,6 +108,11 @@ OUTCOMES_NOT_VERIFIED = {
                                       "mode's own OpenSSL configuration; run it from the page after the switch",
     "daytwo/switch-token-certificate.sh": "it changes the server (a new certificate and a graceful reload), and "
                                           "verify changes nothing; run it from the day-two page",
+    "daytwo/acme/renew-token-certificate-acme.sh": "it makes a key, orders a certificate and reloads the server, and "
+                                                   "verify changes nothing; its own outcome checks are verify's key "
+                                                   "and signing steps",
+    "daytwo/acme/renew-token-certificate.service": "a systemd unit, checked by systemd-analyze; it starts the "
+                                                   "renewal, which changes the server",
     "daytwo/liberty-token-key.sh": "it stops and starts the Liberty server with another key, and verify changes "
                                    "nothing; run it from the day-two page",
     "daytwo/restore-token.sh": "it replaces a token's folder and restarts the slot daemon, and verify changes "

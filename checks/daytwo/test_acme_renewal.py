@@ -1,0 +1,327 @@
+"""Day two, renewing a token site's certificate automatically over ACME (docs/how-to/renew-automatically.md).
+
+The CA is Pebble (Let's Encrypt's ACME test server, Debian's package), run inside the token site's container with
+a root of its own: the containers have no network, and Pebble validates over TCP against the site's port 80 as a
+CA elsewhere would, with HTTP-01 pointed at port 80 and www.example.com resolving to the container itself. Pebble's
+test switches used are the ones that take out its randomness (no sleep before validating, no rejected nonces, no
+reuse of an earlier valid authorisation, so each renewal answers a challenge); PEBBLE_VA_ALWAYS_VALID is not used:
+the site must really serve the challenge. The site trusts Pebble's root as a reader's site trusts its CA: in the
+system's trust store (update-ca-certificates).
+
+From the TOKEN_KEY state (checks/hosts/apache.py): one renewal end to end with
+snippets/daytwo/acme/renew-token-certificate-acme.sh; the served certificate is the new one, issued by Pebble, its
+key in the token, the old key removed, and no file written during the renewal holds a PEM private key or the new
+key's modulus (hex or raw). Negatives: a wrong document root (Pebble's HTTP-01 fails), a PIN that is not httpd's
+and a token with a failed login counted (both stop before any login, flags unchanged), and a chain whose root the
+site does not trust. Each stops with a sentence, the old certificate keeps serving, and the new key made for the
+attempt leaves the token again. The same renewal under the Apache page's burst check (16 clients, round after round)
+must fail no handshake; the timer and service pass systemd-analyze verify, and the cron line's command runs.
+
+amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
+"""
+
+import json
+import re
+import shlex
+import time
+
+import pytest
+
+from checks.hosts import engine as eng
+from checks.hosts.apache import TOKEN_KEY, put, serve_token
+from checks.hosts.steps import snippet_path
+from checks.hosts.token import ADMIN, PINS, slot_of
+from checks.hosts.util import ok, output
+
+pytestmark = pytest.mark.only_hosts("debian13-amd64")
+
+RENEW = "daytwo/acme/renew-token-certificate-acme.sh"
+SERVICE, TIMER, CRON = (f"daytwo/acme/renew-token-certificate.{k}" for k in ("service", "timer", "cron"))
+ENV_FILE = "/etc/zrunbook/renew-token-certificate.env"
+SITE = "/etc/apache2/sites-available/tls.conf"
+PEBBLE = "/root/pebble"
+ACME = "https://localhost:14000/dir"
+OLD = "apachekey"
+LIFETIME = 47 * 86400  # Pebble issues for 47 days: the longest lifetime from 15 March 2029 (SC-081v3)
+PEBBLE_CONFIG = {"pebble": {
+    "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
+    "certificate": f"{PEBBLE}/listener.crt", "privateKey": f"{PEBBLE}/listener.key",
+    "httpPort": 80, "tlsPort": 443, "ocspResponderURL": "", "externalAccountBindingRequired": False,
+    "certificateValidityPeriod": LIFETIME}}
+SCAN = r"""
+import os, sys
+marker, modulus = sys.argv[1], bytes.fromhex(sys.argv[2])
+since = os.stat(marker).st_mtime
+hexes = (sys.argv[2].upper().encode(), sys.argv[2].lower().encode())
+found, seen = [], 0
+for top, dirs, files in os.walk("/"):
+    dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/dev")]
+    for name in files:
+        path = os.path.join(top, name)
+        try:
+            if not os.path.isfile(path) or os.path.islink(path) or os.stat(path).st_mtime < since:
+                continue
+            data = open(path, "rb").read()
+        except OSError:
+            continue
+        seen += 1
+        if b"PRIVATE" + b" KEY-----" in data:
+            found.append(path + ": a PEM private key")
+        # the token's own store keeps the public key object, modulus in clear: the key's home, not a copy of it
+        if not path.startswith("/var/lib/opencryptoki/") and (modulus in data or any(h in data for h in hexes)):
+            found.append(path + ": the key's modulus")
+print(seen)
+print("\n".join(found))
+"""
+
+
+def start_pebble(host, trust: bool = True) -> None:
+    """Pebble on 127.0.0.1:14000 with a listener certificate of its own; its root in the system's trust store."""
+    ok(host, "grep -q ' www.example.com$' /etc/hosts || echo '127.0.0.1 www.example.com' >> /etc/hosts")
+    ok(host, f"install -d -m 0700 {PEBBLE} && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc"
+             f" -keyout {PEBBLE}/listener.key -out {PEBBLE}/listener.crt -days 2 -subj /CN=localhost"
+             " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null")
+    put(host, f"{PEBBLE}/config.json", json.dumps(PEBBLE_CONFIG))
+    ok(host, f"cd {PEBBLE} && setsid env PEBBLE_VA_NOSLEEP=1 PEBBLE_WFE_NONCEREJECT=0 PEBBLE_AUTHZREUSE=0"
+             f" pebble -config {PEBBLE}/config.json >{PEBBLE}/pebble.log 2>&1 </dev/null &")
+    for _ in range(100):
+        if host.run("ss -Hltn 'sport = :14000' | grep -q 14000").rc == 0:
+            break
+        host.run("sleep 0.1")
+    else:
+        raise AssertionError("Pebble did not listen:\n" + host.run(f"cat {PEBBLE}/pebble.log").stdout)
+    # the site answers HTTP-01 on port 80 from Debian's default document root
+    ok(host, "curl -sf -o /dev/null http://www.example.com/")
+    ok(host, f"curl -sf --cacert {PEBBLE}/listener.crt https://localhost:15000/roots/0 -o {PEBBLE}/root.pem")
+    if trust:
+        ok(host, f"cp {PEBBLE}/root.pem /usr/local/share/ca-certificates/pebble-test-root.crt"
+                 " && update-ca-certificates >/dev/null 2>&1")
+
+
+def renew(host, **env: str):
+    values = {"TOKEN_ADMIN": ADMIN, "ACME_SERVER": ACME, "ACME_CA_BUNDLE": f"{PEBBLE}/listener.crt", **env}
+    pairs = " ".join(f"{k}={v}" for k, v in values.items())
+    return host.run(f"env {pairs} bash {snippet_path(RENEW)}")
+
+
+def install_bundle(host) -> None:
+    """The snippets where the units and the cron line expect them (the bundle unpacked in /opt/zrunbook), and the
+    environment file they read, for this test's Pebble."""
+    ok(host, f"install -d /opt/zrunbook /etc/zrunbook && ln -sfn {eng.SNIPPETS_IN_CONTAINER} /opt/zrunbook/snippets")
+    put(host, ENV_FILE, f"ACME_SERVER={ACME}\nACME_CA_BUNDLE={PEBBLE}/listener.crt\nTOKEN_ADMIN={ADMIN}\n")
+    ok(host, f"chmod 0600 {ENV_FILE}")
+
+
+def served_fingerprint(host) -> str:
+    return host.run("openssl s_client -connect 127.0.0.1:443 -servername www.example.com </dev/null 2>/dev/null"
+                    " | openssl x509 -noout -fingerprint -sha256").stdout.strip()
+
+
+def token_labels(host) -> list[str]:
+    listed = ok(host, f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key all --slot {slot_of(host)}")
+    return sorted(set(re.findall(r'"(apachekey[^"]*)"', listed)))
+
+
+def token_flags(host) -> str:
+    return re.search(r"Flags:\s*(0x[0-9A-Fa-f]+)", ok(host, f"pkcsconf -t -c {slot_of(host)}")).group(1)
+
+
+def site_state(host) -> tuple:
+    return served_fingerprint(host), ok(host, f"sha256sum {SITE}"), token_labels(host)
+
+
+@pytest.mark.snippet(RENEW, CRON, checker="testinfra")
+@pytest.mark.snippet("daytwo/switch-token-certificate.sh", "daytwo/remove-old-token-key.sh",
+                     "crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                     "ihs/apache/create-token-key-and-csr.sh", checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_file_holds_the_key(fresh_host):
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    old = served_fingerprint(host)
+    assert token_labels(host) == [OLD]
+    put(host, "/tmp/zr-scan.py", SCAN)
+    ok(host, "touch /tmp/zr-renewal-start && sleep 1")  # files written from here on are the renewal's
+    began = time.monotonic()
+    renewed = renew(host)
+    seconds = time.monotonic() - began
+    assert renewed.rc == 0, output(renewed) + host.run(f"tail -20 {PEBBLE}/pebble.log").stdout
+    print(f"\nACME renewal end to end: {seconds:.1f} s")
+    new = served_fingerprint(host)
+    assert new
+    assert new != old
+    labels = token_labels(host)
+    assert OLD not in labels, labels
+    assert len(labels) == 1, labels
+    assert labels[0].startswith("apachekey-"), labels
+    new_cert = ok(host, f"sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+//p' {SITE}").strip()
+    assert ok(host, f"openssl x509 -in {new_cert} -noout -fingerprint -sha256").strip() == new
+    # issued by Pebble: the chain verifies against Pebble's root alone, and not against the old test CA
+    ok(host, f"openssl verify -no-CApath -no-CAstore -CAfile {PEBBLE}/root.pem -untrusted {new_cert} {new_cert}")
+    test_ca = "-no-CApath -no-CAstore -CAfile /root/zr-test-ca/ca.crt"
+    assert host.run(f"openssl verify {test_ca} -untrusted {new_cert} {new_cert}").rc != 0
+    dates = ok(host, f"openssl x509 -in {new_cert} -noout -startdate -enddate")
+    assert "renew: www.example.com serves" in renewed.stdout, output(renewed)
+    # certbot keeps no lineage of a --csr certificate: Debian's certbot timer and cron file find nothing to renew
+    assert host.run("ls /etc/letsencrypt/live 2>/dev/null | grep -q .").rc == 1
+    # the key check ran inside the renewal; run it again here against what is served now
+    check = host.run(f"runuser -u www-data -- env TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)}"
+                     f" SERVER_NAME=www.example.com bash {snippet_path('crypto/verify/check-key-in-token.sh')}"
+                     " localhost:443")
+    assert check.rc == 0, output(check)
+    modulus = ok(host, f"openssl x509 -in {new_cert} -noout -modulus").strip().split("=", 1)[1]
+    scan = ok(host, f"python3 /tmp/zr-scan.py /tmp/zr-renewal-start {modulus}").splitlines()
+    print(f"{scan[0]} files written during the renewal, none with a private key; certificate {dates.split()}")
+    assert int(scan[0]) > 0, scan
+    assert scan[1:] in ([], [""]), scan
+    # the cron line, run as cron would (its command after the five time fields and the user; logger is a stand-in
+    # writing to a file: the container has no syslog): the certificate is 0 days into its 47, so it is not due
+    install_bundle(host)
+    line = ok(host, f"grep -E '^[0-9]+ [0-9,]+ \\* \\* \\* root ' {snippet_path(CRON)}").strip()
+    ok(host, "install -d /tmp/bin && printf '#!/bin/sh\\ncat >>/tmp/cron.log\\n' >/tmp/bin/logger"
+             " && chmod +x /tmp/bin/logger")
+    ok(host, f"PATH=/tmp/bin:$PATH bash -c {shlex.quote(line.split(' root ', 1)[1])}")
+    assert "is not due yet: renewal from" in ok(host, "cat /tmp/cron.log")
+    assert served_fingerprint(host) == new
+    # the scan's negative: a key written to a file in the same window is found
+    ok(host, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out /tmp/leaked.pem")
+    leaked = ok(host, f"python3 /tmp/zr-scan.py /tmp/zr-renewal-start {modulus}").splitlines()
+    assert "/tmp/leaked.pem: a PEM private key" in leaked, leaked
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps_serving(fresh_host):
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    before = site_state(host)
+    ok(host, "install -d /srv/not-served")
+    refused = renew(host, WEBROOT="/srv/not-served")
+    assert refused.rc == 1, output(refused)
+    assert "renew: the CA did not issue a certificate for www.example.com" in refused.stderr, output(refused)
+    assert "the site still serves" in refused.stderr, output(refused)
+    assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
+    # Pebble asked the site for the challenge, and the site answered 404: the file was written elsewhere
+    ok(host, f"grep -q 'Attempting to validate w/ HTTP: http://www.example.com:80/.well-known/acme-challenge/'"
+             f" {PEBBLE}/pebble.log")
+    assert re.search(r'"GET /\.well-known/acme-challenge/\S+ HTTP/1\.1" 404 ',
+                     ok(host, "cat /var/log/apache2/access.log")), ok(host, "tail /var/log/apache2/access.log")
+    print(f"\n{refused.stderr}")
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_pin_that_is_not_httpds_stops_before_any_login(fresh_host):
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    before, flags = site_state(host), token_flags(host)
+    refused = renew(host, TOKEN_USER_PIN="11112222")
+    assert refused.rc == 4, output(refused)
+    assert refused.stderr.startswith("renew: not logged in: TOKEN_USER_PIN is not the PIN in httpd's PIN file"), \
+        output(refused)
+    assert token_flags(host) == flags  # no failed login was counted
+    assert site_state(host) == before
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_failed_login_already_counted_stops_the_renewal_before_it_logs_in(fresh_host):
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    before = site_state(host)  # (it logs in with the right PIN: before the failed login, which it would clear)
+    host.run(f"PKCS11_USER_PIN=11112222 runuser -u {ADMIN} -- p11sak list-key all --slot {slot_of(host)}")
+    flags = token_flags(host)
+    assert int(flags, 16) & 0x10000, flags  # USER_PIN_COUNT_LOW
+    refused = renew(host)
+    assert refused.rc == 4, output(refused)
+    assert refused.stderr.startswith(f"renew: not logged in: token IBMICATOK shows flags {flags}"), output(refused)
+    assert token_flags(host) == flags
+    assert site_state(host) == before
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_chain_the_site_does_not_trust_is_not_installed(fresh_host):
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host, trust=False)
+    before = site_state(host)
+    refused = renew(host)
+    assert refused.rc == 1, output(refused)
+    assert "renew: the chain the CA sent does not verify against /etc/ssl/certs/ca-certificates.crt" \
+        in refused.stderr, output(refused)
+    assert site_state(host) == before
+
+
+def analyze(host, *units: str):
+    return host.run(f"systemd-analyze verify {' '.join(units)} 2>&1")
+
+
+@pytest.mark.snippet(SERVICE, TIMER, checker="systemd-analyze")
+def test_the_timer_and_its_service_verify_with_systemd_analyze_and_a_bad_setting_does_not(fresh_host):
+    """systemd 257's own check, on the units as the page installs them. It exits 0 on a setting it ignores (a
+    value it cannot parse is a warning), so a clean verify is exit 0 and no output."""
+    host = fresh_host
+    install_bundle(host)
+    ok(host, f"cp {snippet_path(SERVICE)} {snippet_path(TIMER)} /etc/systemd/system/")
+    units = ("/etc/systemd/system/renew-token-certificate.service", "/etc/systemd/system/renew-token-certificate.timer")
+    good = analyze(host, *units)
+    assert good.rc == 0, output(good)
+    assert good.stdout.strip() == "", output(good)
+    # negatives: a value systemd ignores (the backoff would silently be gone), and a step that is not there
+    ok(host, f"sed 's/^RestartSteps=4/RestartSteps=four/' {units[0]} >/tmp/steps.service")
+    ignored = analyze(host, "/tmp/steps.service")
+    assert "Failed to parse RestartSteps=four, ignoring" in ignored.stdout, output(ignored)
+    ok(host, f"sed 's#^ExecStart=/bin/bash #ExecStart=/usr/local/bin/bash #' {units[0]} >/tmp/missing.service")
+    missing = analyze(host, "/tmp/missing.service")
+    assert missing.rc == 1, output(missing)
+    assert "is not executable: No such file or directory" in missing.stdout, output(missing)
+
+
+
+LOAD = "ihs/apache/check-cold-start.sh"
+LOAD_CLIENTS, LOAD_EACH = 16, 50
+
+
+@pytest.mark.snippet(RENEW, LOAD, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
+                           "pkcs11-provider's one second (test_renew_token_certificate.py says why)")
+def test_an_acme_renewal_under_load_fails_no_handshake(fresh_host):
+    """The whole renewal (key, order, challenge, switch, checks, removal) while the Apache page's burst check runs
+    again and again (LOAD_CLIENTS clients, LOAD_EACH new TLS connections each per round) until the renewal ends,
+    trusting the old test CA and Pebble's root both. Every round must complete every handshake."""
+    host = fresh_host
+    old_ca = serve_token(host)
+    start_pebble(host)
+    ok(host, f"cat {old_ca} {PEBBLE}/root.pem > /tmp/both-roots.pem")
+    ok(host, "rm -f /tmp/load.*; setsid bash -c 'until test -e /tmp/load.stop; do CA_FILE=/tmp/both-roots.pem"
+             f" CLIENTS={LOAD_CLIENTS} CONNECTIONS={LOAD_EACH} bash {snippet_path(LOAD)} www.example.com"
+             " >>/tmp/load.out 2>&1; echo $? >>/tmp/load.rcs; done; touch /tmp/load.done' </dev/null >/dev/null 2>&1 &")
+    for _ in range(100):
+        if ok(host, "ss -Htn state established '( dport = :443 )' | wc -l").strip() != "0":
+            break
+        host.run("sleep 0.1")
+    else:
+        raise AssertionError("the load made no connection: " + host.run("cat /tmp/load.*").stdout)
+    began = time.monotonic()
+    renewed = renew(host)
+    seconds = time.monotonic() - began
+    ok(host, "touch /tmp/load.stop")
+    assert renewed.rc == 0, output(renewed)
+    for _ in range(600):
+        if host.run("test -e /tmp/load.done").rc == 0:
+            break
+        host.run("sleep 0.5")
+    load, rcs = ok(host, "cat /tmp/load.out"), ok(host, "cat /tmp/load.rcs").split()
+    rounds = re.findall(r"^(\d+) of (\d+) new TLS connections completed", load, re.M)
+    completed, opened = sum(int(a) for a, _ in rounds), sum(int(b) for _, b in rounds)
+    print(f"\nACME renewal under load: {seconds:.1f} s; {len(rounds)} rounds, {completed} of {opened} handshakes")
+    assert len(rounds) == len(rcs) >= 2, load
+    assert completed == opened == len(rounds) * LOAD_CLIENTS * LOAD_EACH, load
+    assert set(rcs) == {"0"}, load
+    assert token_labels(host) != [OLD]

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Renew an Apache token site's certificate over ACME (RFC 8555) with a new key made in the token: the key never
+# leaves the token, because the ACME client gets only a certificate request (certbot certonly --csr) and answers the
+# CA's HTTP-01 challenge from the running site's document root. Run as root. It reuses the runbook's own steps: the
+# Apache page's key step (a new key in the token and its request, as TOKEN_ADMIN), the day-two switch (graceful
+# reload, refuses a certificate without the new key), the key and signing checks, and the removal of the old key.
+# Usage: renew-token-certificate-acme.sh [--when-due]
+#   --when-due  renew only once two thirds of the served certificate's lifetime have passed (for a timer or cron)
+# Environment: ACME_SERVER (the CA's ACME directory URL, required); TOKEN_ADMIN (the token administrator, a member
+# of pkcs11 other than root; default SUDO_USER); optional TOKEN_USER_PIN (default: the PIN file httpd's OpenSSL
+# configuration names; when both exist they must agree), WEBROOT (/var/www/html: where the site serves
+# http://SERVER_NAME/.well-known/acme-challenge/ from), CA_FILE (the trust anchors the issued chain must verify
+# against, default /etc/ssl/certs/ca-certificates.crt), ACME_CA_BUNDLE (the CA bundle certbot trusts for the ACME
+# server itself, when it is a private one), ACME_EMAIL (else the account is registered without one), TOKEN_LABEL
+# (IBMICATOK), SERVER_NAME (www.example.com), SITE_CONF, OPENSSL_PKCS11_CONF, HTTPD_USER (www-data), PORT (443).
+# Exit status: 0 renewed (or not due yet), 1 not renewed (the old certificate still serves) or a check after the
+# switch failed (the old key is then kept), 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
+set -euo pipefail
+
+die() { echo "renew: $*" >&2; exit 1; }
+when_due=no
+case "${1:-}" in
+  "") ;;
+  --when-due) when_due=yes ;;
+  *) echo "Usage: $0 [--when-due]" >&2; exit 2 ;;
+esac
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+snippets=$(dirname "$(dirname "$here")")
+KEY_STEP="$snippets/ihs/apache/create-token-key-and-csr.sh"
+SWITCH="$snippets/daytwo/switch-token-certificate.sh"
+REMOVE="$snippets/daytwo/remove-old-token-key.sh"
+CHECK_KEY="$snippets/crypto/verify/check-key-in-token.sh"
+CHECK_SIGNS="$snippets/crypto/verify/check-token-signs.sh"
+: "${ACME_SERVER:?set ACME_SERVER to the ACME directory URL of your CA, https://.../directory}"
+TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}" SERVER_NAME="${SERVER_NAME:-www.example.com}" PORT="${PORT:-443}"
+WEBROOT="${WEBROOT:-/var/www/html}" CA_FILE="${CA_FILE:-/etc/ssl/certs/ca-certificates.crt}"
+SITE_CONF="${SITE_CONF:-/etc/apache2/sites-available/tls.conf}" HTTPD_USER="${HTTPD_USER:-www-data}"
+OPENSSL_PKCS11_CONF="${OPENSSL_PKCS11_CONF:-/etc/ssl/openssl-pkcs11.conf}"
+
+[[ $EUID -eq 0 ]] || die "run this as root: it writes under /etc/ssl and reloads httpd."
+for tool in certbot openssl pkcsconf p11sak runuser flock; do
+  command -v "$tool" >/dev/null || die "$tool is missing: install certbot, openssl, openCryptoki and util-linux."
+done
+for step in "$KEY_STEP" "$SWITCH" "$REMOVE" "$CHECK_KEY" "$CHECK_SIGNS"; do
+  [[ -f $step ]] || die "the runbook's step $step is missing: keep the snippets' folders as the bundle has them."
+done
+[[ -d $WEBROOT ]] || die "the document root $WEBROOT does not exist: set WEBROOT to the folder the site serves on port 80."
+[[ -r $CA_FILE ]] || die "cannot read CA_FILE $CA_FILE, the trust anchors the new chain must verify against."
+[[ -f $SITE_CONF ]] || die "the site file $SITE_CONF does not exist: set SITE_CONF to your TLS site."
+TOKEN_ADMIN="${TOKEN_ADMIN:-${SUDO_USER:-}}"
+[[ -n $TOKEN_ADMIN && $TOKEN_ADMIN != root ]] || die "set TOKEN_ADMIN to the token administrator, a member of" \
+  "pkcs11 other than root: the token tools run as that user, never as root."
+id -nG "$TOKEN_ADMIN" 2>/dev/null | tr ' ' '\n' | grep -qx pkcs11 || die "$TOKEN_ADMIN is not a member of the group" \
+  "pkcs11 (or no such user): add the token administrator with the crypto chapter's step."
+export TOKEN_ADMIN TOKEN_LABEL SERVER_NAME PORT SITE_CONF OPENSSL_PKCS11_CONF
+
+# One renewal at a time: a timer run and a hand run must not make two keys.
+exec 9>/run/lock/renew-token-certificate.lock
+flock -n 9 || die "another renewal is running (it holds /run/lock/renew-token-certificate.lock)."
+
+# The key the site uses now: the one object= in its SSLCertificateKeyFile line.
+mapfile -t labels < <(sed -n -E 's/^[[:space:]]*SSLCertificateKeyFile[[:space:]]+"?pkcs11:[^"]*object=([^;"]+).*/\1/p' "$SITE_CONF")
+((${#labels[@]} == 1)) || die "$SITE_CONF names ${#labels[@]} token keys; this step renews a site with one."
+old_label=${labels[0]}
+old_cert=$(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF" | head -n 1)
+[[ -r $old_cert ]] || die "cannot read the site's certificate $old_cert."
+
+# When due: two thirds of the lifetime of the certificate the site names (a 47-day certificate after 31 days).
+if [[ $when_due == yes ]]; then
+  start=$(date -d "$(openssl x509 -in "$old_cert" -noout -startdate | cut -d= -f2)" +%s)
+  end=$(date -d "$(openssl x509 -in "$old_cert" -noout -enddate | cut -d= -f2)" +%s)
+  due=$((start + (end - start) * 2 / 3))
+  if (($(date +%s) < due)); then
+    echo "renew: $old_cert is not due yet: renewal from $(date -u -d "@$due" +%FT%TZ), it expires $(date -u -d "@$end" +%FT%TZ)."
+    exit 0
+  fi
+fi
+
+# Before any login: the token's flags, read without a PIN. A wrong PIN counted since the last good login
+# (USER_PIN_COUNT_LOW), one try left (USER_PIN_FINAL_TRY) or a locked PIN stops the renewal here, so a stale PIN
+# cannot walk the token toward a lock one timer run at a time.
+as_admin() { (cd / && runuser -u "$TOKEN_ADMIN" -- "$@"); }
+slot=$({ as_admin pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
+    /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
+    /^[[:space:]]*Label:/  { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
+                             if ($0 == want) { print slot; exit } }')
+[[ -n $slot ]] || die "no token labelled $TOKEN_LABEL in 'pkcsconf -t': is pkcsslotd running?"
+flags=$(as_admin pkcsconf -t -c "$slot" 2>/dev/null | sed -n 's/^[[:space:]]*Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p')
+[[ -n $flags ]] || die "pkcsconf -t shows no flags for slot $slot."
+if ((16#$flags & 0x70000)); then
+  echo "renew: not logged in: token $TOKEN_LABEL shows flags 0x$flags (a wrong PIN was counted, or one try is" \
+    "left, or the PIN is locked). Find who holds a wrong PIN, clear the count with clear-pin-count.sh, then renew." \
+    "Nothing was changed." >&2
+  exit 4
+fi
+# The PIN: the one httpd logs in with (its PIN file, root's alone), or TOKEN_USER_PIN when that agrees with it.
+pin_file=$(sed -n 's/^[[:space:]]*pkcs11-module-token-pin[[:space:]]*=[[:space:]]*file://p' "$OPENSSL_PKCS11_CONF" | tail -n 1)
+if [[ -n $pin_file && -r $pin_file ]]; then
+  file_pin=$(<"$pin_file")
+  if [[ -n ${TOKEN_USER_PIN:-} && $TOKEN_USER_PIN != "$file_pin" ]]; then
+    echo "renew: not logged in: TOKEN_USER_PIN is not the PIN in httpd's PIN file $pin_file, so one of them is" \
+      "wrong. Correct it (rotate-token-pin.sh changes both together); nothing was changed." >&2
+    exit 4
+  fi
+  TOKEN_USER_PIN=$file_pin
+fi
+: "${TOKEN_USER_PIN:?set TOKEN_USER_PIN, because the OpenSSL configuration of httpd names no PIN file this step can read}"
+export TOKEN_USER_PIN
+
+# 1. A new key in the token and its request: the Apache page's key step under a new label. A new key per renewal,
+# as on the day-two page: a key that leaked stops working at the next renewal.
+stamp=$(date -u +%Y%m%d%H%M%S)
+new_label="${old_label%-[0-9]*}-$stamp"
+csr="/etc/ssl/$SERVER_NAME-$stamp.csr"
+new_cert="/etc/ssl/certs/$SERVER_NAME-$stamp.crt"
+KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" rsa >/dev/null || die "the key step failed (above: why); nothing was changed."
+# From here a failure removes the new, unused key again; the old key and certificate are not touched.
+switched=no
+cleanup() {
+  local rc=$?
+  rm -rf "${issued:-/nonexistent}"
+  if ((rc != 0)) && [[ $switched == no ]]; then
+    bash "$REMOVE" "$new_label" >/dev/null 2>&1 || echo "renew: remove the unused key $new_label by hand." >&2
+    echo "renew: the site still serves $old_cert with key $old_label." >&2
+  fi
+}
+trap cleanup EXIT
+
+# 2. The CA signs the request after the site answers its HTTP-01 challenge from WEBROOT. certbot writes only
+# certificates here: with --csr it never makes or sees a private key of the site.
+issued=$(mktemp -d)
+[[ -n ${ACME_CA_BUNDLE:-} ]] && export REQUESTS_CA_BUNDLE=$ACME_CA_BUNDLE
+account=(--register-unsafely-without-email)
+[[ -n ${ACME_EMAIL:-} ]] && account=(--email "$ACME_EMAIL")
+if ! log=$(certbot certonly --non-interactive --agree-tos "${account[@]}" --server "$ACME_SERVER" \
+      --csr "$csr" --webroot --webroot-path "$WEBROOT" --cert-path "$issued/cert.pem" \
+      --chain-path "$issued/chain.pem" --fullchain-path "$issued/fullchain.pem" 2>&1); then
+  echo "$log" | grep -iE 'error|detail|fail|type:' | head -n 8 >&2 || true
+  die "the CA did not issue a certificate for $SERVER_NAME (above: certbot's reason; its log is /var/log/letsencrypt)."
+fi
+
+# 3. The chain must verify against CA_FILE alone (the trust this site's clients use), for a server certificate for
+# SERVER_NAME.
+openssl verify -no-CApath -no-CAstore -CAfile "$CA_FILE" -untrusted "$issued/chain.pem" -purpose sslserver -verify_hostname "$SERVER_NAME" \
+    "$issued/cert.pem" >/dev/null 2>&1 ||
+  die "the chain the CA sent does not verify against $CA_FILE: install the CA's root where the site's clients" \
+    "trust it first. Nothing was installed."
+install -m 0644 "$issued/fullchain.pem" "$new_cert"
+
+# 4. The switch: refuses a certificate without the new key's public key, reloads gracefully, waits for it.
+bash "$SWITCH" "$new_cert" "$new_label" || die "the switch refused or failed (above: why)."
+switched=yes
+
+# 5. The outcome, after every renewal: the served key is in the token, the token signs the handshakes; then the old
+# key goes. A failed check stops before the removal, so the old key stays for switching back.
+runuser -u "$HTTPD_USER" -- env TOKEN_USER_PIN="$TOKEN_USER_PIN" TOKEN_LABEL="$TOKEN_LABEL" SERVER_NAME="$SERVER_NAME" \
+    bash "$CHECK_KEY" "localhost:$PORT" ||
+  die "the site serves $new_cert, but its key check failed (above); the old key $old_label is kept."
+signs=0
+SERVICE_USER=$HTTPD_USER TOKEN_LABEL=$TOKEN_LABEL CA_FILE=$CA_FILE SERVER_NAME=$SERVER_NAME \
+    bash "$CHECK_SIGNS" "localhost:$PORT" || signs=$?
+((signs == 0 || signs == 5)) ||
+  die "the site serves $new_cert, but the token signing check failed (above); the old key $old_label is kept."
+bash "$REMOVE" "$old_label"
+echo "renew: $SERVER_NAME serves $new_cert (expires $(openssl x509 -in "$new_cert" -noout -enddate | cut -d= -f2))," \
+  "key $new_label in token $TOKEN_LABEL; $old_label removed."
