@@ -256,34 +256,55 @@ def test_openssl_a_b_refuses_to_run_off_ibm_z(host):
     assert "This check is for Linux on IBM Z (s390x)" in r.stderr
 
 
+def root_only_pin_site(host) -> str:
+    """Debian's ssl-cert folder (root:ssl-cert 0710, httpd's user not in ssl-cert), the key step's root:root 0600 PIN
+    file in it, and the token site served from it; returns the site's CA file."""
+    pin = "/etc/ssl/private/apache-token.pin"
+    host.run_expect([0], f"groupadd -f ssl-cert && rm -f {pin} && chown root:ssl-cert /etc/ssl/private"
+                         " && chmod 0710 /etc/ssl/private")
+    done = host.run(f"{token_env()} bash /snippets/ihs/apache/create-token-key-and-csr.sh")
+    assert done.rc == 0, done.stdout + done.stderr
+    folder, file = host.file("/etc/ssl/private"), host.file(pin)
+    assert (folder.user, folder.group, folder.mode) == ("root", "ssl-cert", 0o710)  # left as it was
+    assert (file.user, file.group, file.mode) == ("root", "root", 0o600)
+    assert host.run(f"runuser -u www-data -- cat {pin}").rc != 0
+    return serve_token(host)
+
+
 @pytest.mark.arch_dependent("the token library's path and the ICA token on s390x")
 @pytest.mark.snippet("ihs/apache/create-token-key-and-csr.sh", checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_httpd_serves_with_a_root_only_pin_file_in_a_folder_its_user_cannot_enter(fresh_host):
     """What httpd really needs: pkcs11-provider 1.0 reads the PIN file once, when OpenSSL loads the provider in
-    httpd's root parent (provider.c), and the workers inherit the PIN. With Debian's ssl-cert folder (root:ssl-cert
-    0710, httpd's user not in ssl-cert) and the key step's root:root 0600 file, httpd's user cannot read the PIN,
-    and httpd still serves every handshake: at start, after a graceful restart (new workers) and in a burst."""
-    pin = "/etc/ssl/private/apache-token.pin"
-    fresh_host.run_expect([0], f"groupadd -f ssl-cert && rm -f {pin} && chown root:ssl-cert /etc/ssl/private"
-                        " && chmod 0710 /etc/ssl/private")
-    done = fresh_host.run(f"{token_env()} bash /snippets/ihs/apache/create-token-key-and-csr.sh")
-    assert done.rc == 0, done.stdout + done.stderr
-    folder, file = fresh_host.file("/etc/ssl/private"), fresh_host.file(pin)
-    assert (folder.user, folder.group, folder.mode) == ("root", "ssl-cert", 0o710)  # left as it was
-    assert (file.user, file.group, file.mode) == ("root", "root", 0o600)
-    assert fresh_host.run(f"runuser -u www-data -- cat {pin}").rc != 0
-    ca = serve_token(fresh_host)
+    httpd's root parent (provider.c), and the workers inherit the PIN. With the PIN file where httpd's user cannot
+    read it, httpd still serves: at start and right after a graceful restart (new workers). The same at once from
+    16 clients: the next test."""
+    ca = root_only_pin_site(fresh_host)
     sig = ("-sigalgs", QEMU_SIGALGS) if arch(fresh_host) == "s390x" else ()  # qemu's ICA token has no SHA-256
     assert all(handshake(fresh_host, ca, *sig).rc == 0 for _ in range(4))
-    fresh_host.run_expect([0], "apache2ctl graceful && sleep 2")
+    fresh_host.run_expect([0], "apache2ctl graceful")
     assert all(handshake(fresh_host, ca, *sig).rc == 0 for _ in range(4))
-    if sig:  # under qemu a token login alone takes most of pkcs11-provider's 1 s wait (test_apache_cold_start.py)
-        return
+
+
+@pytest.mark.snippet("ihs/apache/create-token-key-and-csr.sh", checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.exclusive_cpu("16 clients at once right after a graceful restart: the new workers' token logins must "
+                           "finish within pkcs11-provider's one-second wait; the starved case is test_apache_cold_"
+                           "start.py's test_on_a_starved_host_new_workers_fail_while_their_token_login_runs")
+def test_new_workers_with_a_root_only_pin_file_serve_16_clients_at_once(fresh_host):
+    """The root-only PIN file, 16 clients at once right after a graceful restart. On amd64 only: under qemu a token
+    login alone takes most of pkcs11-provider's one-second wait (test_apache_cold_start.py). CI once ran this burst
+    beside other tests without the CPU to itself and 11 of 16 handshakes failed: the page's cold-start finding,
+    which is why it now holds the machine's CPU (exclusive_cpu) and logs at ssl:info, so that a failure names its
+    cause in the assertion."""
+    fresh_host.run_expect([0], "echo 'LogLevel warn ssl:info' > /etc/apache2/conf-enabled/zz-ssl-info.conf")
+    ca = root_only_pin_site(fresh_host)
+    fresh_host.run_expect([0], "apache2ctl graceful")
     burst = fresh_host.run(f"for i in $(seq 16); do echo | openssl s_client -connect 127.0.0.1:443 -servername "
                            f"www.example.com -CAfile {ca} -verify_return_error -brief >/dev/null 2>&1 && echo ok & "
                            "done; wait")
-    assert burst.stdout.count("ok") == 16, fresh_host.run("tail -20 /var/log/apache2/error.log").stdout
+    assert burst.stdout.count("ok") == 16, fresh_host.run("grep -v 'engine\\|DSO\\|SSL Library Error' "
+                                                          "/var/log/apache2/error.log | tail -20").stdout
 
 
 
