@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from checks import observe
 from checks.hosts.engine import HOSTS
 from checks.hosts.plugin import S390X
 from zrunbook import ledger, registry
@@ -194,6 +195,8 @@ class ResultsRecorder:
         self.config = config
         self.path = path
         self.runs: dict[tuple, dict] = {}
+        self.inputs: dict[str, dict] = {}
+        self.failed: set[str] = set()
         self.coverage: dict | None = None
         self.root = snippet_root(config)
         self.stamp = ledger.provenance(Path(config.rootpath))
@@ -205,6 +208,14 @@ class ResultsRecorder:
             self.coverage = coverage
 
     def pytest_runtest_logreport(self, report):
+        if report.outcome == "failed":
+            self.failed.add(report.nodeid)
+        read = dict(report.user_properties).get("zr_inputs")
+        if read is not None and report.when == "teardown":
+            self.inputs[report.nodeid] = {"outcome": "failed" if report.nodeid in self.failed else "passed",
+                                          **{kind: {rel: self.hash_of(kind, rel) for rel in read[kind]}
+                                             for kind in observe.KINDS},
+                                          **{key: read[key] for key in observe.KEYS}}
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
         index = dict(v for k, v in report.user_properties if k == "zr_host_index")
         if not props:
@@ -221,14 +232,39 @@ class ResultsRecorder:
                     # the host image was built from a Debian index that did not match the signed Release
                     self.runs[key]["index"] = index[host]
 
+    def hash_of(self, kind: str, rel: str) -> str | None:
+        root = {"snippets": self.root, "facts": observe.FACTS, "bad": observe.CHECKS}[kind]
+        return digest(rel, root)
+
     def pytest_sessionfinish(self, session):
         coverage = self.coverage if self.coverage is not None else getattr(self.config, "zr_coverage", None)
         data = ledger.load(self.path)
         if coverage is not None:
             ledger.record_checks(data, coverage, complete=whole_suite(self.config))
         ledger.record_runs(data, [self.runs[k] for k in sorted(self.runs)])
+        ledger.record_inputs(data, {node: {**read, **self.stamp} for node, read in self.inputs.items()},
+                             complete=whole_suite(self.config))
         ledger.drop_missing(data, self.root)
         ledger.save(data, self.path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    recorder = observe.recorder()
+    if recorder is not None:
+        recorder.begin()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the test's own fixtures are gone (a fresh container's last reads drained before its removal): what the
+    test read goes with its teardown report to the results (checks/observe.py)."""
+    try:
+        return (yield)
+    finally:
+        recorder = observe.recorder()
+        if recorder is not None:
+            item.user_properties.append(("zr_inputs", recorder.end()))
 
 
 class Timeline:
@@ -264,6 +300,8 @@ class Timeline:
 
 
 def pytest_configure(config):
+    if not config.option.collectonly:
+        observe.start()  # records only between a test's setup and teardown: in the process that runs the tests
     path = config.getoption("zr_results")
     if path and not hasattr(config, "workerinput"):
         config.pluginmanager.register(ResultsRecorder(config, Path(path)), "zr-results")

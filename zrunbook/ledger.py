@@ -224,6 +224,14 @@ def record_runs(ledger: dict, runs: list[dict]) -> None:
                                 key=lambda r: (r["checker"], host_name(r.get("host")), r["test"]))
 
 
+def record_inputs(ledger: dict, inputs: dict[str, dict], *, complete: bool) -> None:
+    """What each test of a run read (checks/observe.py), by pytest node id: its outcome, the sha256 of each snippet,
+    facts file and negative case it opened, the date and the commit. Each replaces the same test's earlier entry;
+    ``complete`` (the whole suite ran) forgets tests that did not run."""
+    kept = {} if complete else ledger.get("inputs", {})
+    ledger["inputs"] = dict(sorted({**kept, **inputs}.items()))
+
+
 def drop_missing(ledger: dict, root: Path) -> None:
     """Forget snippets that no longer exist."""
     snippets = ledger.setdefault("snippets", {})

@@ -56,6 +56,7 @@ from pathlib import Path
 import pytest
 import testinfra
 
+from checks import observe
 from checks.hosts import engine as eng
 from checks.hosts.steps import State, run_snippet, snippet_path, start_pkcsslotd, stop_pkcsslotd  # noqa: F401  (re-exported for fixtures)
 from checks.hosts.token import refuse_printed_pins
@@ -162,7 +163,8 @@ class HostPool:
 
         return self._once(f"{host_name}-walkthrough", f"run-{self.run_id}-{host_name}-walkthrough", build)
 
-    def start(self, host_name: str, *run_args: str, state: State | None = None, clean: bool = False):
+    def start(self, host_name: str, *run_args: str, state: State | None = None, clean: bool = False,
+              observed: bool = True):
         """A new container of host_name (of state's image when given; of the clean walkthrough image when
         ``clean``), labelled with the run and its owner and removed by ``remove(host)``, the run's sweep or
         the exit hook. run_args are further ``docker run`` options (``--user``, ``--cap-drop``...); the
@@ -174,6 +176,11 @@ class HostPool:
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
         engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
+        recorder = observe.recorder()
+        if observed and recorder is not None:  # what the tests read in it (checks/observe.py)
+            recorder.watch(name, int(engine.run("inspect", "-f", "{{.State.Pid}}", name).stdout))
+            recorder.started_from("states" if state else "images", f"{host_name}-{state.name}" if state
+                                  else f"{host_name}-walkthrough" if clean else host_name, image)
         host = testinfra.get_host(f"{engine.scheme}://{name}")
         refuse_printed_pins(host)
         host.zr_container = name
@@ -187,7 +194,8 @@ class HostPool:
         """The image of state on host_name, made now if no image has its inputs' tag (once per run)."""
         base = self.walkthrough_image(host_name) if state.clean else self.image(host_name)
         engine = self.engine()
-        tag = eng.lease(f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}")
+        with observe.quiet():  # hashing the state's inputs is not the test reading them: the tag is recorded
+            tag = eng.lease(f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}")
 
         def make() -> str:
             return tag if engine.image_exists(tag) else self._make_state(engine, host_name, state, tag)
@@ -196,7 +204,7 @@ class HostPool:
 
     def _make_state(self, engine: eng.Engine, host_name: str, state: State, tag: str) -> str:
         t0 = time.monotonic()
-        host = self.start(host_name, clean=state.clean)
+        host = self.start(host_name, clean=state.clean, observed=False)  # its key covers what it reads
         try:
             result = state.prepare(host)
             state.stop(host)
@@ -215,10 +223,16 @@ class HostPool:
         return self._shared[host_name]
 
     def remove(self, host) -> None:
+        recorder = observe.recorder()
+        if recorder is not None:
+            recorder.forget(host.zr_container)
         if self._engine is not None:
             self._engine.remove(host.zr_container)
 
     def close(self) -> None:
+        recorder = observe.recorder()
+        for h in self._shared.values() if recorder is not None else ():
+            recorder.forget(h.zr_container)
         if self._engine is not None:
             self._engine.remove(*(h.zr_container for h in self._shared.values()))
         self._shared.clear()
