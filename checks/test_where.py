@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from zrunbook import ROOT, where
+from zrunbook import ROOT, ledger, where
 from zrunbook.snippets import all_snippets
 
 
@@ -66,3 +66,22 @@ def test_a_path_that_is_neither_is_refused_with_exit_status_2(path):
                           cwd=ROOT, check=False)
     assert done.returncode == 2
     assert "is neither a file under snippets/ nor a test under checks/" in done.stderr
+
+
+def test_where_lists_the_tests_a_run_observed_reading_the_snippet_and_marks_the_undeclared(tmp_path):
+    """A test that reads a snippet through a helper (here the Apache site step, read by serve_token) without
+    declaring it is listed with a star; a test that declares it without one; no results, no list."""
+    results = tmp_path / "results.json"
+    ledger.save({"format": 1, "snippets": {}, "inputs": {
+        "checks/ihs/test_x.py::test_declares[debian13-amd64]": {
+            "outcome": "passed", "snippets": {"crypto/token/init-token.sh": "0" * 64}},
+        "checks/ihs/test_x.py::test_reads_through_a_helper[debian13-amd64]": {
+            "outcome": "failed", "snippets": {"crypto/token/init-token.sh": "0" * 64}},
+        "checks/ihs/test_x.py::test_other[debian13-amd64]": {"outcome": "passed", "snippets": {}}}}, results)
+    found = where.observed_by("crypto/token/init-token.sh", {"checks/ihs/test_x.py::test_declares[debian13-amd64]"},
+                              results)
+    assert found == [
+        {"test": "checks/ihs/test_x.py::test_declares[debian13-amd64]", "outcome": "passed", "declared": True},
+        {"test": "checks/ihs/test_x.py::test_reads_through_a_helper[debian13-amd64]", "outcome": "failed",
+         "declared": False}]
+    assert where.observed_by("crypto/token/init-token.sh", set(), tmp_path / "none.json") is None

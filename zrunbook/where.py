@@ -4,7 +4,9 @@ For a snippet (``crypto/token/init-token.sh`` or ``snippets/crypto/token/init-to
 (file and line, and whether as a snippet or an outcome check), the checks that cover it (checker, what kind of
 evidence, host, test: zrunbook/declarations.tsv) with this checkout's result when ``make check`` ran, the negative
 cases (the checker's rejected files from zrunbook/checkers.toml, the outcome checks' ``:negative:`` tests), the facts
-tables the checking code names, and the prepared states whose key covers it. For a test (``checks/x/test_y.py`` or
+tables the checking code names, the prepared states whose key covers it, and the tests whose last run here read
+it (observed: checks/observe.py records every test's reads in build/results.json), marked when they do not declare
+it. For a test (``checks/x/test_y.py`` or
 ``checks/x/test_y.py::test_z``): the snippets it checks, with checker and host.
 
 Read from files only (the pages, the declarations, the registry, the facts folder and the sources of the validators,
@@ -107,6 +109,19 @@ class Where:
     negatives: list[str]
     facts: list[str]
     states: list[StateDecl]
+    observed: list[dict] | None = None  # test, outcome, declared: tests whose last run here read it; None: no run
+
+
+def observed_by(rel: str, declared_tests: set[str], results: Path | None = None) -> list[dict] | None:
+    """The tests whose last run on this machine read the snippet (checks/observe.py records each test's reads in
+    build/results.json), each with its outcome and whether it also declares the snippet; None when no run here
+    recorded what it read."""
+    path = results or ledger.RESULTS
+    inputs = ledger.load(path).get("inputs") if path.is_file() else None
+    if not inputs:
+        return None
+    return [{"test": node, "outcome": read.get("outcome"), "declared": ledger.test_id(node) in declared_tests}
+            for node, read in sorted(inputs.items()) if rel in read.get("snippets", {})]
 
 
 def where(rel: str) -> Where:
@@ -130,7 +145,7 @@ def where(rel: str) -> Where:
     sources = [p for p in {*(_validator_file(checkers.get(c["checker"], {})) for c in checks),
                            *(_test_file(c["test"]) for c in checks)} if p]
     return Where(rel, shown_on(rel), checks, negatives, facts_named(sources),
-                 [s for s in states() if _covers(s.snippets, rel)])
+                 [s for s in states() if _covers(s.snippets, rel)], observed_by(rel, {c["test"] for c in checks}))
 
 
 def snippet_report(rel: str) -> list[str]:
@@ -147,6 +162,13 @@ def snippet_report(rel: str) -> list[str]:
         lines.append("  (none declared: make check fails until a test marks it, then run make declarations)")
     if not ledger.RESULTS.is_file():
         lines.append(f"  results: not run in this build (make check writes {ledger.RESULTS.relative_to(ROOT)})")
+    lines += ["", "read by (what the last run here observed: test · outcome; * not declared by the test):"]
+    if w.observed is None:
+        lines.append(f"  (not run in this build: make check records each test's reads in "
+                     f"{ledger.RESULTS.relative_to(ROOT)})")
+    else:
+        lines += [f"  {o['test']} · {o['outcome']}{'' if o['declared'] else ' *'}" for o in w.observed] or \
+            ["  (no test read it in the last run here)"]
     lines += ["", "negative cases:", *([f"  {n}" for n in w.negatives] or ["  (none named)"])]
     lines += ["", "facts tables named by its checkers and tests:", *([f"  {t}" for t in w.facts] or ["  (none)"])]
     lines += ["", "prepared states whose key covers it (a change makes them again):",
