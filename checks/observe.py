@@ -35,7 +35,8 @@ REPO = Path(__file__).resolve().parents[1]
 SNIPPETS = REPO / "snippets"
 FACTS = REPO / "facts"
 CHECKS = REPO / "checks"
-KINDS = ("snippets", "facts", "bad")
+KINDS = ("snippets", "facts", "bad", "files")  # files: any other repository file but Python, read in this process
+_NOT_FILES = {".git", ".tox", "build", "__pycache__", ".ruff_cache", ".pytest_cache"}
 KEYS = ("images", "states")  # the container images and prepared states a test started from, by their tags
 
 _FAN_CLOEXEC, _FAN_NONBLOCK, _FAN_CLASS_NOTIF = 0x1, 0x2, 0x0
@@ -52,7 +53,9 @@ class ObserveError(RuntimeError):
 
 def kind_of(path: Path) -> tuple[str, str] | None:
     """("snippets", rel) for a snippet, ("facts", rel) for a facts file, ("bad", rel-to-checks) for a negative
-    case (a file under a ``bad`` or ``facts_bad`` folder of checks/); None for anything else."""
+    case (a file under a ``bad`` or ``facts_bad`` folder of checks/), ("files", rel-to-the-repository) for any other
+    file of the repository but Python (whose modules count by their imports: checks/reuse.py) and what tools
+    write (.tox, build, caches); None outside the repository. ``path`` must be under the repository."""
     for kind, root in (("snippets", SNIPPETS), ("facts", FACTS)):
         if path.is_relative_to(root):
             return kind, path.relative_to(root).as_posix()
@@ -60,6 +63,10 @@ def kind_of(path: Path) -> tuple[str, str] | None:
         rel = path.relative_to(CHECKS)
         if any(part in ("bad", "facts_bad") for part in rel.parts[:-1]) and not path.name.endswith(".pyc"):
             return "bad", rel.as_posix()
+    rel = path.relative_to(REPO)
+    if rel.parts and rel.parts[0] not in _NOT_FILES and "__pycache__" not in rel.parts \
+            and path.suffix not in (".py", ".pyc"):
+        return "files", rel.as_posix()
     return None
 
 
@@ -74,7 +81,7 @@ class Recorder:
         self.marks: dict[str, int] = {}
         self._inodes: dict[tuple[int, int], str] | None = None
         self._prefix = str(REPO) + os.sep
-        self._words = ("snippets", "facts", "bad")
+        self._words = ("snippets", "facts", "bad", "checks", "docs", str(REPO))
         sys.addaudithook(self._audit)
 
     # --- this process -----------------------------------------------------------------------------------
@@ -97,8 +104,6 @@ class Recorder:
             return
         name = os.fsdecode(name)
         if not os.path.isabs(name):
-            if not any(w in name for w in self._words):
-                return
             name = os.path.join(os.fsdecode(cwd) if cwd else os.getcwd(), name)
         if not name.startswith(self._prefix):
             return

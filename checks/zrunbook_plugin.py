@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from checks import observe
+from checks import observe, reuse
 from checks.hosts.engine import HOSTS
 from checks.hosts.plugin import S390X
 from zrunbook import ledger, registry
@@ -144,6 +144,16 @@ def pytest_collection_modifyitems(session, config, items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
 
+    if reuse.enabled() and config.getoption("zr_results"):
+        inputs = ledger.load(Path(config.getoption("zr_results"))).get("inputs", {})
+        reused = [i for i in items if reuse.why_not(i, inputs.get(i.nodeid), host_of(i)) is None]
+        config.zr_reused = [i.nodeid for i in reused]
+        if hasattr(config, "workerinput") and config.workerinput.get("workerid") == "gw0":
+            config.workeroutput["zr_reused"] = config.zr_reused
+        if reused:
+            config.hook.pytest_deselected(items=reused)
+            items[:] = [i for i in items if i not in set(reused)]
+
     only = config.getoption("zr_only")
     if only:
         wanted = set(expand(only, root))
@@ -196,6 +206,7 @@ class ResultsRecorder:
         self.path = path
         self.runs: dict[tuple, dict] = {}
         self.inputs: dict[str, dict] = {}
+        self.reused: list[str] | None = None  # node ids whose last verdict stands (checks/reuse.py)
         self.failed: set[str] = set()
         self.coverage: dict | None = None
         self.root = snippet_root(config)
@@ -203,6 +214,9 @@ class ResultsRecorder:
 
     @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
     def pytest_testnodedown(self, node, error):
+        reused = getattr(node, "workeroutput", {}).get("zr_reused")
+        if reused is not None and self.reused is None:
+            self.reused = reused
         coverage = getattr(node, "workeroutput", {}).get("zr_coverage")
         if coverage is not None and self.coverage is None:
             self.coverage = coverage
@@ -213,9 +227,9 @@ class ResultsRecorder:
         read = dict(report.user_properties).get("zr_inputs")
         if read is not None and report.when == "teardown":
             self.inputs[report.nodeid] = {"outcome": "failed" if report.nodeid in self.failed else "passed",
-                                          **{kind: {rel: self.hash_of(kind, rel) for rel in read[kind]}
+                                          **{kind: {rel: reuse.current(kind, rel) for rel in read[kind]}
                                              for kind in observe.KINDS},
-                                          **{key: read[key] for key in observe.KEYS}}
+                                          **{key: read[key] for key in (*observe.KEYS, "code")}}
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
         index = dict(v for k, v in report.user_properties if k == "zr_host_index")
         if not props:
@@ -232,18 +246,26 @@ class ResultsRecorder:
                     # the host image was built from a Debian index that did not match the signed Release
                     self.runs[key]["index"] = index[host]
 
-    def hash_of(self, kind: str, rel: str) -> str | None:
-        root = {"snippets": self.root, "facts": observe.FACTS, "bad": observe.CHECKS}[kind]
-        return digest(rel, root)
+    def pytest_terminal_summary(self, terminalreporter):
+        reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", None)
+        if reused:
+            terminalreporter.write_line(
+                f"reused: {len(reused)} verdicts of tests whose inputs did not change since they last passed here "
+                "(checks/reuse.py; make check ALL=1 runs every test)")
 
     def pytest_sessionfinish(self, session):
+        reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", None)
+        if reused and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # every test's verdict stands: nothing had to run
         coverage = self.coverage if self.coverage is not None else getattr(self.config, "zr_coverage", None)
         data = ledger.load(self.path)
         if coverage is not None:
             ledger.record_checks(data, coverage, complete=whole_suite(self.config))
         ledger.record_runs(data, [self.runs[k] for k in sorted(self.runs)])
+        reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", [])
         ledger.record_inputs(data, {node: {**read, **self.stamp} for node, read in self.inputs.items()},
-                             complete=whole_suite(self.config))
+                             complete=whole_suite(self.config), kept=reused)
+        ledger.mark_reused(data, [ledger.test_id(n) for n in reused], self.stamp)
         ledger.drop_missing(data, self.root)
         ledger.save(data, self.path)
 
@@ -264,7 +286,7 @@ def pytest_runtest_teardown(item, nextitem):
     finally:
         recorder = observe.recorder()
         if recorder is not None:
-            item.user_properties.append(("zr_inputs", recorder.end()))
+            item.user_properties.append(("zr_inputs", {**recorder.end(), "code": reuse.code_digest(Path(item.path))}))
 
 
 class Timeline:

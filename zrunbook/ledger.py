@@ -224,12 +224,25 @@ def record_runs(ledger: dict, runs: list[dict]) -> None:
                                 key=lambda r: (r["checker"], host_name(r.get("host")), r["test"]))
 
 
-def record_inputs(ledger: dict, inputs: dict[str, dict], *, complete: bool) -> None:
+def record_inputs(ledger: dict, inputs: dict[str, dict], *, complete: bool, kept: list[str] = ()) -> None:
     """What each test of a run read (checks/observe.py), by pytest node id: its outcome, the sha256 of each snippet,
-    facts file and negative case it opened, the date and the commit. Each replaces the same test's earlier entry;
-    ``complete`` (the whole suite ran) forgets tests that did not run."""
-    kept = {} if complete else ledger.get("inputs", {})
-    ledger["inputs"] = dict(sorted({**kept, **inputs}.items()))
+    facts file, negative case and other file it opened, the images and states it started from, its code's digest,
+    the date and the commit. Each replaces the same test's earlier entry; ``complete`` (the whole suite ran) forgets
+    tests that did not run, except those in ``kept`` (their verdicts were reused: checks/reuse.py)."""
+    before = ledger.get("inputs", {})
+    old = {n: e for n, e in before.items() if n in set(kept)} if complete else before
+    ledger["inputs"] = dict(sorted({**old, **inputs}.items()))
+
+
+def mark_reused(ledger: dict, tests: list[str], stamp: dict) -> None:
+    """The runs of these tests were not repeated: their last verdicts stand (checks/reuse.py). Each run says so
+    with the date and commit of the run that reused it (``reused``); a run that ran again is a new entry without it
+    (``record_runs``)."""
+    wanted = set(tests)
+    for record in ledger.get("snippets", {}).values():
+        for run in record.get("runs", []):
+            if run["test"] in wanted:
+                run["reused"] = f"{stamp['date']} {stamp['commit']}"
 
 
 def drop_missing(ledger: dict, root: Path) -> None:

@@ -1,0 +1,64 @@
+"""The one-change loop (checks/reuse.py): a recorded verdict stands only while nothing the test read or runs changed.
+
+Each case takes a real test of this suite (its file, its code digest) and the inputs a run recorded, then changes
+one thing: the test's own snippet must make it run again, a snippet it never read must not."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from checks import reuse
+from zrunbook.snippets import digest
+
+TEST_FILE = Path(__file__).resolve().parents[0] / "ihs" / "test_apache_cold_start.py"
+READ = "ihs/apache/check-cold-start.sh"
+OTHER = "crypto/token/init-token.sh"
+
+
+def item(*markers: str, fixtures=("host",)):
+    marks = {name: SimpleNamespace(args=("why",)) for name in markers}
+    return SimpleNamespace(path=str(TEST_FILE), fixturenames=list(fixtures), get_closest_marker=marks.get)
+
+
+def recorded(**change) -> dict:
+    entry = {"outcome": "passed", "code": reuse.code_digest(TEST_FILE), "snippets": {READ: digest(READ)},
+             "facts": {}, "bad": {}, "files": {}, "images": {"debian13-amd64": reuse.image_tags()["debian13-amd64"]},
+             "states": {}}
+    entry.update(change)
+    return entry
+
+
+def test_a_passed_test_whose_inputs_are_unchanged_is_reused():
+    assert reuse.why_not(item(), recorded(), "debian13-amd64") is None
+
+
+def test_an_edit_of_a_snippet_the_test_read_runs_it_again_and_one_it_never_read_does_not():
+    assert reuse.why_not(item(), recorded(snippets={READ: "0" * 64}), "debian13-amd64") == f"snippets {READ} changed"
+    assert reuse.why_not(item(), recorded(snippets={READ: digest(READ)}), "debian13-amd64") is None
+    assert OTHER not in recorded()["snippets"]  # so an edit of OTHER leaves the verdict standing
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"outcome": "failed"}, "no passing run recorded here"),
+    ({"code": "0" * 64}, "its code changed"),
+    ({"facts": {"crypto/tls-policy.csv": "0" * 64}}, "facts crypto/tls-policy.csv changed"),
+    ({"images": {"debian13-amd64": "zrunbook/debian13-amd64:000000000000"}}, "the debian13-amd64 image changed"),
+    ({"states": {"debian13-amd64-unknown": "x"}}, "it started from states reuse cannot recompute"),
+])
+def test_a_failed_run_changed_code_a_changed_table_or_image_or_an_unknown_state_runs_it_again(change, why):
+    assert reuse.why_not(item(), recorded(**change), "debian13-amd64").startswith(why)
+
+
+def test_timing_claims_and_what_the_observer_cannot_see_always_run():
+    assert reuse.why_not(item("exclusive_cpu"), recorded(), "debian13-amd64") == "a timing claim (exclusive_cpu)"
+    assert reuse.why_not(item(fixtures=("site",)), recorded(), None).startswith("it reads what the observer cannot")
+
+
+def test_the_code_a_test_runs_includes_its_imports_the_plugins_and_the_validators_the_registry_loads():
+    files = {p.relative_to(reuse.REPO).as_posix() for p in reuse.code_files(TEST_FILE)}
+    assert {"checks/ihs/test_apache_cold_start.py", "checks/hosts/apache.py", "checks/observe.py",
+            "checks/conftest.py"} <= files
+    static_checks = reuse.REPO / "checks" / "test_static_checkers.py"
+    static = {p.relative_to(reuse.REPO).as_posix() for p in reuse.code_files(static_checks)}
+    assert {"zrunbook/checkers.toml", "zrunbook/static/shellcheck.py"} <= static
