@@ -12,6 +12,7 @@ from checks.hosts import engine as eng
 from zrunbook import facts
 
 
+@pytest.mark.uses("crypto/token/init-token.sh", "crypto/token/pkcsconf-t.after.out")
 def test_a_snippet_a_facts_table_and_a_negative_case_read_in_this_process_are_recorded_and_nothing_else():
     rec = observe.Recorder()
     (observe.SNIPPETS / "crypto/token/init-token.sh").read_text()  # never read before begin: not recorded
@@ -29,6 +30,7 @@ def test_a_snippet_a_facts_table_and_a_negative_case_read_in_this_process_are_re
     assert read["bad"][0].startswith("static/bad/")
 
 
+@pytest.mark.uses("crypto/token/init-token.sh")
 def test_a_file_a_subprocess_is_given_on_its_command_line_is_recorded():
     rec = observe.Recorder()
     rec.begin()
@@ -37,6 +39,7 @@ def test_a_file_a_subprocess_is_given_on_its_command_line_is_recorded():
     assert rec.end()["snippets"] == ["crypto/token/init-token.sh"]  # relative to its cwd; a missing file is not
 
 
+@pytest.mark.uses("crypto/token/init-token.sh", "crypto/token/pkcsconf-t.after.out")
 def test_what_a_container_opens_under_snippets_is_recorded_however_the_command_names_it(fresh_host):
     """The command never spells the path (a variable, a glob): the fanotify mark sees the open, not the text. What
     the container read before begin is no test's."""

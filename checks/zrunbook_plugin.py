@@ -21,11 +21,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from checks import observe, reuse
+from checks import observe, reuse, uses
 from checks.hosts.engine import HOSTS
 from checks.hosts.plugin import S390X
 from zrunbook import ledger, registry
@@ -159,8 +160,9 @@ def pytest_collection_modifyitems(session, config, items):
         wanted = set(expand(only, root))
         if not wanted:
             raise pytest.UsageError(f"--zr-only {only!r} matches no file under snippets/")
-        keep = [i for i in items
-                if any(v[0] in wanted for k, v in i.user_properties if k == "zr_snippet")]
+        keep = [i for i in items  # the tests that check a wanted snippet, and those that declare they run one
+                if any(v[0] in wanted for k, v in i.user_properties if k == "zr_snippet")
+                or (hasattr(i, "function") and uses.declared(i) & wanted)]
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
 
@@ -229,7 +231,7 @@ class ResultsRecorder:
             self.inputs[report.nodeid] = {"outcome": "failed" if report.nodeid in self.failed else "passed",
                                           **{kind: {rel: reuse.current(kind, rel) for rel in read[kind]}
                                              for kind in observe.KINDS},
-                                          **{key: read[key] for key in (*observe.KEYS, "code")}}
+                                          **{key: read[key] for key in (*observe.KEYS, "code", "undeclared")}}
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
         index = dict(v for k, v in report.user_properties if k == "zr_host_index")
         if not props:
@@ -286,7 +288,23 @@ def pytest_runtest_teardown(item, nextitem):
     finally:
         recorder = observe.recorder()
         if recorder is not None:
-            item.user_properties.append(("zr_inputs", {**recorder.end(), "code": reuse.code_digest(Path(item.path))}))
+            read = recorder.end()
+            undeclared = sorted(set(read["snippets"]) - uses.declared(item)) if hasattr(item, "function") else []
+            item.user_properties.append(("zr_inputs", {**read, "code": reuse.code_digest(Path(item.path)),
+                                                       "undeclared": undeclared}))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that read a snippet it does not declare (checks/uses.py) fails at its teardown, naming what to add,
+    under ZR_UNDECLARED=fail; by default (report) the results only record it, until every test declares its reads."""
+    report = yield
+    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "report") == "fail":
+        undeclared = dict(item.user_properties).get("zr_inputs", {}).get("undeclared")
+        if undeclared and report.outcome != "failed":
+            report.outcome = "failed"
+            report.longrepr = uses.message(item.nodeid, undeclared)
+    return report
 
 
 class Timeline:

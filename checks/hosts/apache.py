@@ -29,6 +29,7 @@ from pathlib import Path
 from checks.hosts.steps import State, snippet_path
 from checks.hosts.token import LABEL, ready_token, token_env
 from checks.hosts.util import copy_to, ok
+from checks.uses import reads
 from zrunbook import SNIPPETS
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 
@@ -47,12 +48,14 @@ def put(host, path: str, text: str) -> None:
     ok(host, f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {shlex.quote(path)}")
 
 
+@reads(TEST_CA)
 def make_ca(host) -> str:
     """The page's test CA (its snippet), in CA."""
     ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} ca")
     return f"{CA}/ca.crt"
 
 
+@reads(TEST_CA)
 def sign(host, csr: str) -> None:
     """The certificate for a request, signed by the test CA with the page's snippet."""
     ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {shlex.quote(csr)}")
@@ -71,6 +74,7 @@ def enable_site(host, site: str) -> None:
     ok(host, f"grep -q '^ServerName' {conf} || echo 'ServerName localhost' >> {conf}")
 
 
+@reads(ENABLE_SITE)
 def start(host) -> None:
     """The page's site step (enable-tls-site-debian.sh: modules, site, apachectl -t, stop and start), then wait
     until httpd listens."""
@@ -82,6 +86,7 @@ def start(host) -> None:
     raise AssertionError("httpd did not listen on 443:\n" + host.run("tail -20 /var/log/apache2/error.log").stdout)
 
 
+@reads(TEST_CA, "ihs/apache/apache-tls-openssl.conf")
 def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
     """The OpenSSL page's steps: a certificate from the test CA (key in a file), the site, httpd started."""
     ok(host, f"CA_DIR={CA} bash {snippet_path(TEST_CA)} certificate")
@@ -90,6 +95,8 @@ def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
     return f"{CA}/ca.crt"
 
 
+@reads("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/set-httpd-openssl-conf.sh",
+       "ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf")
 def prepare_token_key(host) -> str:
     """The token, httpd's user in pkcs11, the key in the token with a test-CA certificate; returns the CA."""
     token = ready_token(host, "www-data")
@@ -111,6 +118,7 @@ def token_key(host) -> str:
     return host.zr_prepared if getattr(host, "zr_prepared", None) else prepare_token_key(host)
 
 
+@reads("ihs/apache/apache-tls-pkcs11.conf")
 def serve_token(host) -> str:
     """The token site: on a host started from TOKEN_KEY (the preparation already made), or from scratch."""
     ca = token_key(host)
@@ -123,12 +131,14 @@ ECDSA_SITE = "ihs/apache/apache-tls-pkcs11-ecdsa.conf"
 ECDSA_CERT = "/etc/ssl/certs/www.example.com-ecdsa.crt"  # where the ECDSA site names it
 
 
+@reads("ihs/apache/create-token-key-and-csr.sh")
 def ecdsa_key_step(host):
     """The key step for an ECDSA key, as the page runs it (testinfra's CommandResult: it fails where the token
     makes no P-256 key)."""
     return host.run(f"{token_env()} bash {snippet_path('ihs/apache/create-token-key-and-csr.sh')} ec")
 
 
+@reads(ECDSA_SITE)
 def serve_token_ecdsa(host) -> str:
     """The ECDSA site: the RSA key's preparation, then the P-256 key in the token, its certificate from the test
     CA (the sign step with CERT), the site with both keys, httpd started. Returns the CA."""

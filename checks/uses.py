@@ -1,0 +1,103 @@
+"""What a test declares it reads: its own markers, the harness helpers and fixtures it calls, and its prepared state.
+
+A test checks some snippets (``@pytest.mark.snippet``) and, to get there, runs others: the Apache site step behind
+``serve_token``, the token set-up of its prepared state. The observer (checks/observe.py) sees every snippet a test
+read; this module says which of them the test declared, so that one it did not declare fails it, naming what to add:
+
+* ``@pytest.mark.snippet(PATTERN, checker=...)``: the snippets the test checks;
+* ``@pytest.mark.uses(PATTERN, ...)``: snippets the test runs or reads on its way without judging them (a step that
+  makes the state it checks), on a test, a class or a module (``pytestmark``);
+* ``@reads(PATTERN, ...)`` on a harness helper or fixture: every test that calls it, directly or through another
+  helper, declares those snippets. Calls are read from the code objects (the names a function uses, resolved in its
+  module, and names taken from a module it imported), not run;
+* ``@pytest.mark.from_state(STATE)``: every file under the state's snippet folders (its key covers them).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Iterable
+
+from zrunbook.snippets import expand
+
+ATTRIBUTE = "__zr_reads__"
+
+
+def reads(*patterns: str) -> Callable:
+    """Declare that a harness helper (or fixture) runs or reads these snippets (paths or globs under snippets/)."""
+
+    def mark(fn):
+        setattr(fn, ATTRIBUTE, (*getattr(fn, ATTRIBUTE, ()), *patterns))
+        return fn
+
+    return mark
+
+
+def _names(code: types.CodeType) -> set[str]:
+    names, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        names |= set(c.co_names) | set(c.co_freevars)
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return names
+
+
+def _project(obj) -> bool:
+    module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    return isinstance(module, str) and module.split(".")[0] == "checks"
+
+
+def helper_patterns(functions: Iterable[Callable]) -> set[str]:
+    """The patterns declared with ``@reads`` by these functions and every project function they call, transitively."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    todo = [getattr(f, "__wrapped__", f) for f in functions]
+    while todo:
+        fn = todo.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        found |= set(getattr(fn, ATTRIBUTE, ()))
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            continue
+        glb = getattr(fn, "__globals__", {})
+        names = _names(code)
+        modules = [glb[n] for n in names if isinstance(glb.get(n), types.ModuleType) and _project(glb[n])]
+        for name in names:
+            candidates = [glb.get(name), *(getattr(m, name, None) for m in modules)]
+            todo += [c for c in candidates if isinstance(c, types.FunctionType) and _project(c)]
+    return found
+
+
+def fixture_functions(item) -> list[Callable]:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    return [defs[-1].func for name, defs in info.name2fixturedefs.items() if defs and name in item.fixturenames]
+
+
+def declared(item) -> set[str]:
+    """Every snippet (relative to snippets/) the test declares it reads, by the rules in the module's docstring."""
+    patterns: set[str] = set()
+    for name in ("snippet", "uses"):
+        for mark in item.iter_markers(name):
+            patterns |= set(mark.args)
+    function = getattr(item, "function", None)
+    patterns |= helper_patterns([*([function] if function else []), *fixture_functions(item)])
+    files = {rel for p in patterns for rel in expand(p)}
+    state = item.get_closest_marker("from_state")
+    if state is not None and state.args:
+        from checks.hosts import engine as eng
+
+        files |= {p.relative_to(eng.SNIPPETS).as_posix() for p in state.args[0].snippet_files()}
+    return files
+
+
+def message(nodeid: str, undeclared: list[str]) -> str:
+    lines = "\n".join(f"  snippets/{rel}" for rel in undeclared)
+    first = undeclared[0]
+    return (f"{nodeid} read snippets it does not declare (checks/observe.py saw them):\n{lines}\n"
+            f"Declare each: @pytest.mark.snippet(\"{first}\", checker=...) if the test judges it, "
+            f"@pytest.mark.uses(\"{first}\") if it only runs it on the way, or @reads(\"{first}\") "
+            "(checks/uses.py) on the harness helper that reads it; then run make declarations.")
