@@ -157,6 +157,30 @@ def evidence(name: str) -> str | None:
     return kind["badge"]
 
 
+def carried(checkers: set[str] | list[str]) -> dict[str, list[str]]:
+    """Evidence kind -> the given checkers of that kind (a file's declared checkers: the kinds its badges carry)."""
+    found: dict[str, list[str]] = {}
+    for checker in sorted(set(checkers)):
+        kind = evidence_kind(checker)
+        if kind:
+            found.setdefault(kind, []).append(checker)
+    return found
+
+
+def claim_problem(kind: str, rel: str, checkers: set[str] | list[str]) -> str | None:
+    """Why a page may not claim evidence ``kind`` for snippet ``rel`` whose declared checkers are ``checkers``
+    (None when its badges carry that kind): the one rule the guide's {evidence} role and the static check share."""
+    if kind not in vocabulary():
+        return f"{kind!r} is not an evidence kind of zrunbook/checkers.toml ({', '.join(vocabulary())})"
+    kinds = carried(checkers)
+    if not kinds:
+        return f"names {rel}, which no declared test checks (zrunbook/declarations.tsv)"
+    if kind not in kinds:
+        badges = "; ".join(f"{k} ({', '.join(v)})" for k, v in kinds.items())
+        return f"claims {kind!r} for {rel}, but its badges carry only: {badges}"
+    return None
+
+
 def static() -> dict[str, dict]:
     return {name: entry for name, entry in checkers().items() if entry["kind"] == "static"}
 

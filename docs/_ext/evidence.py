@@ -32,15 +32,9 @@ def _problem(env, lineno: int, message: str) -> None:
     problem(env, env.docname, f"{env.doc2path(env.docname, False)}:{lineno}: {message}")
 
 
-def declared_kinds(env, rel: str) -> dict[str, list[str]]:
-    """Evidence kind -> the checkers of that kind the declarations give for ``rel`` (empty when none)."""
-    checks = env.zr_ledger.get("snippets", {}).get(rel, {}).get("checks", [])
-    found: dict[str, list[str]] = {}
-    for checker in sorted({c["checker"] for c in checks}):
-        kind = registry.evidence_kind(checker)
-        if kind:
-            found.setdefault(kind, []).append(checker)
-    return found
+def declared_checkers(env, rel: str) -> set[str]:
+    """The checkers the declarations give for ``rel``."""
+    return {c["checker"] for c in env.zr_ledger.get("snippets", {}).get(rel, {}).get("checks", [])}
 
 
 class EvidenceClaim(SphinxRole):
@@ -54,21 +48,11 @@ class EvidenceClaim(SphinxRole):
                                        "harness <ihs/httpd/httpd-ssl-current.conf>")
             return [nodes.problematic(self.text, self.text)], []
         kind, rel = m["kind"], m["rel"].strip()
-        vocabulary = registry.vocabulary()
-        if kind not in vocabulary:
-            _problem(env, self.lineno, f"{{evidence}} {kind!r} is not an evidence kind of zrunbook/checkers.toml "
-                                       f"({', '.join(vocabulary)})")
+        checkers = declared_checkers(env, rel)
+        if why := registry.claim_problem(kind, rel, checkers):
+            _problem(env, self.lineno, f"{{evidence}} {why}")
             return [nodes.problematic(self.text, self.text)], []
-        carried = declared_kinds(env, rel)
-        if not carried:
-            _problem(env, self.lineno, f"{{evidence}} names {rel}, which no declared test checks "
-                                       "(zrunbook/declarations.tsv)")
-            return [nodes.problematic(self.text, self.text)], []
-        if kind not in carried:
-            badges = "; ".join(f"{k} ({', '.join(v)})" for k, v in carried.items())
-            _problem(env, self.lineno, f"{{evidence}} claims {kind!r} for {rel}, but its badges carry only: {badges}")
-            return [nodes.problematic(self.text, self.text)], []
-        words = registry.evidence(carried[kind][0])
+        words = registry.evidence(registry.carried(checkers)[kind][0])
         return [nodes.inline(words, words, classes=["zr-evidence", f"zr-evidence-{kind}"])], []
 
 
