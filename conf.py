@@ -16,6 +16,7 @@ extensions = [
     "sphinx.ext.graphviz",
     "snippet",
     "badges",
+    "evidence",
     "invariants",
     "pdftabs",
     "facts",

@@ -28,7 +28,27 @@ def test_static_checker_rejects_its_negative_case(checker, rel):
 
 # --- the registry rejects what it cannot honour ------------------------------------------------------------
 
-GOOD = """
+VOCABULARY = """
+[evidence.ran]
+badge = "ran"
+badge_program = "ran ({program})"
+means = "the real program ran it"
+
+[evidence.harness]
+badge = "project harness"
+badge_program = "{program}, project harness"
+means = "a library ran under the project's harness"
+
+[evidence.stand-in]
+badge = "stand-in"
+means = "a stand-in ran it"
+
+[evidence.form]
+badge = "form checked"
+means = "a validator read it"
+"""
+
+GOOD = VOCABULARY + """
 [shellcheck]
 kind = "static"
 evidence = "form"
@@ -64,7 +84,7 @@ def test_registry_accepts_a_well_formed_entry(tmp_path):
      "checker 'shellcheck': missing key(s) validator"),
     (('kind = "static"', 'kind = "dynamic"'), "checker 'shellcheck': kind must be one of static, host"),
     (('evidence = "form"', 'evidence = "real"'),
-     "checker 'shellcheck': evidence must be one of ran, stand-in, form, not 'real'"),
+     "checker 'shellcheck': evidence must be one of ran, harness, stand-in, form, not 'real'"),
     (('evidence = "form"\n', ""), "checker 'shellcheck': missing key(s) evidence"),
 ])
 def test_registry_rejects_a_wrong_entry_naming_the_checker(tmp_path, change, message):
@@ -75,14 +95,34 @@ def test_registry_rejects_a_wrong_entry_naming_the_checker(tmp_path, change, mes
 
 def test_registry_rejects_a_static_key_on_a_host_checker(tmp_path):
     with pytest.raises(registry.RegistryError, match=r"checker 'testinfra': unknown key\(s\) files"):
-        load(tmp_path, '[testinfra]\nkind = "host"\nevidence = "ran"\nwhat = "x"\nfiles = ["**/*.sh"]\n')
+        load(tmp_path, VOCABULARY + '[testinfra]\nkind = "host"\nevidence = "ran"\nwhat = "x"\nfiles = ["**/*.sh"]\n')
 
 
 def test_a_host_checker_may_name_the_program_that_ran_and_the_badge_says_it(tmp_path):
-    assert registry.evidence("gskit-server") == "ran (GSKit 8.0.60.5)"
+    assert registry.evidence("db2cli") == "ran (GSKit 8.0.60.5)"
+    assert registry.evidence("gskit-server") == "GSKit 8.0.60.5, project harness"
     assert registry.evidence("testinfra") == "ran"
-    with pytest.raises(registry.RegistryError, match=r"checker 'x': program names what ran, so evidence must be"):
-        load(tmp_path, '[x]\nkind = "host"\nevidence = "stand-in"\nwhat = "x"\nprogram = "GSKit"\n')
+    with pytest.raises(registry.RegistryError, match=r"checker 'x': program names the library that ran, so evidence "
+                                                     r"must be one of ran, harness, not 'stand-in'"):
+        load(tmp_path, VOCABULARY + '[x]\nkind = "host"\nevidence = "stand-in"\nwhat = "x"\nprogram = "GSKit"\n')
+
+
+def test_a_harness_checker_must_name_the_library_it_drove(tmp_path):
+    assert list(load(tmp_path, VOCABULARY + '[x]\nkind = "host"\nevidence = "harness"\nwhat = "x"\n'
+                                            'program = "GSKit 8.0.60.5"\n')) == ["x"]
+    with pytest.raises(registry.RegistryError, match=r"checker 'x': evidence 'harness' must name the library"):
+        load(tmp_path, VOCABULARY + '[x]\nkind = "host"\nevidence = "harness"\nwhat = "x"\n')
+
+
+def test_the_evidence_vocabulary_is_in_the_registry_and_each_kind_says_what_it_means(tmp_path):
+    """One source for the names the badges, the front page and the checkers use: checkers.toml's [evidence]."""
+    assert list(registry.vocabulary()) == ["ran", "harness", "stand-in", "form"]
+    assert all(k["means"] and k["badge"] for k in registry.vocabulary().values())
+    assert {e["evidence"] for e in registry.checkers().values()} <= set(registry.vocabulary())
+    with pytest.raises(registry.RegistryError, match=r"\[evidence.NAME\] tables are missing"):
+        load(tmp_path, GOOD.removeprefix(VOCABULARY))
+    with pytest.raises(registry.RegistryError, match=r"evidence 'form': missing key\(s\) means"):
+        load(tmp_path, GOOD.replace('means = "a validator read it"\n', ""))
 
 
 def test_validator_names_only_static_checkers():

@@ -24,12 +24,15 @@ REGISTRY = Path(__file__).with_name("checkers.toml")
 CHECKS = ROOT / "checks"  # the negative cases live under checks/<chapter>/bad/
 KINDS = ("static", "host")
 KEYS = {"static": {"kind", "evidence", "what", "validator", "files", "bad"}, "host": {"kind", "evidence", "what"}}
-# May be given: program = the proprietary program and level that ran, where evidence is "ran" ("GSKit 8.0.60.5"):
-# the badge says "ran (GSKit 8.0.60.5)".
+# May be given: program = the proprietary library and level that ran ("GSKit 8.0.60.5"), where the evidence kind has
+# a badge_program to say it in; the kinds in NEEDS_PROGRAM require it.
 OPTIONAL = {"static": set(), "host": {"program"}}
-# What a pass proves: the real program ran the snippet, a stand-in ran it, or a validator checked its form.
-EVIDENCE = {"ran": "ran", "stand-in": "stand-in", "form": "form checked"}
-
+# The evidence vocabulary: the [evidence.NAME] tables of checkers.toml, each with the words a badge shows
+# (badge, and badge_program where a program is named) and one line saying what a pass proves (means).
+VOCABULARY = "evidence"
+KIND_KEYS = {"badge", "means"}
+KIND_OPTIONAL = {"badge_program"}
+NEEDS_PROGRAM = {"harness"}  # a harness drives a library: the badge must name it
 Validator = Callable[[Path], list[str]]
 
 
@@ -37,14 +40,30 @@ class RegistryError(ValueError):
     """checkers.toml is wrong; the message names the checker."""
 
 
+def _vocabulary(kinds, errors: list[str]) -> dict[str, dict]:
+    if not isinstance(kinds, dict) or not kinds:
+        errors.append(f"[{VOCABULARY}.NAME] tables are missing: each evidence kind needs badge and means")
+        return {}
+    for name, kind in kinds.items():
+        if not isinstance(kind, dict):
+            errors.append(f"evidence {name!r}: must be a table with badge and means")
+            continue
+        if missing := sorted(KIND_KEYS - set(kind)):
+            errors.append(f"evidence {name!r}: missing key(s) {', '.join(missing)}")
+        if unknown := sorted(set(kind) - KIND_KEYS - KIND_OPTIONAL):
+            errors.append(f"evidence {name!r}: unknown key(s) {', '.join(unknown)}")
+    return kinds
+
+
 def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS, *,
          deep: bool = True) -> dict[str, dict]:
-    """The registry at ``path``, validated against the snippets and negative cases on disk. ``deep=False``
-    checks the keys only (no globs, no validator imports): enough for the guide, which shows names and
-    evidence and must not need the validators' libraries."""
+    """The checkers of the registry at ``path`` (its [evidence] vocabulary taken out: ``kinds()``), validated
+    against the snippets and negative cases on disk. ``deep=False`` checks the keys only (no globs, no validator
+    imports): enough for the guide, which shows names and evidence and must not need the validators' libraries."""
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
-    errors = []
+    errors: list[str] = []
+    kinds = _vocabulary(data.pop(VOCABULARY, None), errors)
     for name, entry in data.items():
         kind = entry.get("kind") if isinstance(entry, dict) else None
         if kind not in KINDS:
@@ -53,12 +72,16 @@ def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS
         if unknown := sorted(set(entry) - KEYS[kind] - OPTIONAL[kind]):
             errors.append(f"checker {name!r}: unknown key(s) {', '.join(unknown)} for a {kind} checker "
                           f"(allowed: {', '.join(sorted(KEYS[kind] | OPTIONAL[kind]))})")
-        if "program" in entry and entry.get("evidence") != "ran":
-            errors.append(f"checker {name!r}: program names what ran, so evidence must be 'ran'")
         if missing := sorted(KEYS[kind] - set(entry)):
             errors.append(f"checker {name!r}: missing key(s) {', '.join(missing)}")
-        if "evidence" in entry and entry["evidence"] not in EVIDENCE:
-            errors.append(f"checker {name!r}: evidence must be one of {', '.join(EVIDENCE)}, not {entry['evidence']!r}")
+        evidence = entry.get("evidence")
+        if "evidence" in entry and evidence not in kinds:
+            errors.append(f"checker {name!r}: evidence must be one of {', '.join(kinds)}, not {evidence!r}")
+        elif "program" in entry and "badge_program" not in kinds.get(evidence, {}):
+            errors.append(f"checker {name!r}: program names the library that ran, so evidence must be one of "
+                          f"{', '.join(k for k, v in kinds.items() if 'badge_program' in v)}, not {evidence!r}")
+        elif evidence in NEEDS_PROGRAM and "program" not in entry:
+            errors.append(f"checker {name!r}: evidence {evidence!r} must name the library that ran (program = ...)")
         if kind != "static" or not deep:
             continue
         for key, root in (("files", snippets), ("bad", checks)):
@@ -76,6 +99,17 @@ def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS
     if errors:
         raise RegistryError(f"{path.name} is wrong:\n  " + "\n  ".join(errors))
     return data
+
+
+def kinds(path: Path = REGISTRY) -> dict[str, dict]:
+    """The evidence vocabulary of the registry at ``path``, in its order: name -> {badge, means[, badge_program]}."""
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    errors: list[str] = []
+    found = _vocabulary(data.get(VOCABULARY), errors)
+    if errors:
+        raise RegistryError(f"{path.name} is wrong:\n  " + "\n  ".join(errors))
+    return found
 
 
 def _import(spec: str) -> Validator:
@@ -100,13 +134,51 @@ def declared() -> dict[str, dict]:
     return load(deep=False)
 
 
+@functools.cache
+def vocabulary() -> dict[str, dict]:
+    """The project's evidence kinds (what the front page lists and a badge's words come from)."""
+    return kinds()
+
+
+def evidence_kind(name: str) -> str | None:
+    """The machine name of checker ``name``'s evidence ("ran", "harness", ...); None for a checker not registered."""
+    entry = declared().get(name)
+    return entry["evidence"] if entry else None
+
+
 def evidence(name: str) -> str | None:
     """The words a badge shows for what checker ``name``'s pass proves; None for a checker not registered."""
     entry = declared().get(name)
     if not entry:
         return None
-    words = EVIDENCE[entry["evidence"]]
-    return f"{words} ({entry['program']})" if "program" in entry else words
+    kind = vocabulary()[entry["evidence"]]
+    if "program" in entry:
+        return kind["badge_program"].format(program=entry["program"])
+    return kind["badge"]
+
+
+def carried(checkers: set[str] | list[str]) -> dict[str, list[str]]:
+    """Evidence kind -> the given checkers of that kind (a file's declared checkers: the kinds its badges carry)."""
+    found: dict[str, list[str]] = {}
+    for checker in sorted(set(checkers)):
+        kind = evidence_kind(checker)
+        if kind:
+            found.setdefault(kind, []).append(checker)
+    return found
+
+
+def claim_problem(kind: str, rel: str, checkers: set[str] | list[str]) -> str | None:
+    """Why a page may not claim evidence ``kind`` for snippet ``rel`` whose declared checkers are ``checkers``
+    (None when its badges carry that kind): the one rule the guide's {evidence} role and the static check share."""
+    if kind not in vocabulary():
+        return f"{kind!r} is not an evidence kind of zrunbook/checkers.toml ({', '.join(vocabulary())})"
+    kinds = carried(checkers)
+    if not kinds:
+        return f"names {rel}, which no declared test checks (zrunbook/declarations.tsv)"
+    if kind not in kinds:
+        badges = "; ".join(f"{k} ({', '.join(v)})" for k, v in kinds.items())
+        return f"claims {kind!r} for {rel}, but its badges carry only: {badges}"
+    return None
 
 
 def static() -> dict[str, dict]:

@@ -48,8 +48,9 @@ def badge_line(app: Sphinx, rel: str, docname: str, whole_file: bool) -> nodes.p
         if i:
             line += nodes.Text("; ")
         kind = registry.evidence(entry["checker"])
-        if kind:  # what a pass proves, in words (not only a colour): the front page's legend explains them
-            line += nodes.inline("", kind, classes=["zr-evidence", "zr-evidence-" + kind.split()[0]])
+        if kind:  # what a pass proves, in words (not only a colour): the front page's list of kinds explains them
+            machine = registry.evidence_kind(entry["checker"])
+            line += nodes.inline("", kind, classes=["zr-evidence", f"zr-evidence-{machine}"])
             line += nodes.Text(" ")
         classes = ["zr-badge", "zr-" + entry["outcome"].replace(" ", "-")]
         if entry.get("index_unverified"):
@@ -84,7 +85,7 @@ def on_builder_inited(app: Sphinx) -> None:
 def on_env_get_outdated(app, env, added, changed, removed):
     """Badges depend on the declarations and results, the files' digests and the registry (each checker's
     evidence): re-read pages whose badges would change."""
-    stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests, registry.declared()],
+    stamp = hashlib.sha256(json.dumps([env.zr_ledger, env.zr_digests, registry.declared(), registry.vocabulary()],
                                       sort_keys=True).encode()).hexdigest()
     previous = getattr(env, "zr_badge_stamp", None)
     env.zr_badge_stamp = stamp

@@ -1,7 +1,8 @@
 """The mod_ibm_ssl lint module on a container host: facts header, apxs build (cached), httpd -t.
 
-``facts_header()`` turns facts/ihs/ihs-protocols.csv and ihs-ciphers.csv (with the protocols where GSKit refused a
-cipher, from its gskit_8_0_60 column), and the number ranges of
+``facts_header()`` turns facts/ihs/ihs-protocols.csv and ihs-ciphers.csv (with the protocols where GSKit under the
+project's harness refused a cipher IBM's table lists, from its gskit_8_0_60 column: the lint warns there, naming the
+harness, and does not reject, as IHS itself was not run), and the number ranges of
 mod-ibm-ssl-directives.csv ("whole number of seconds 0-86400"), into the C header the module compiles in,
 so the lint and the reference page read the same tables.
 ``lint_module(host)`` builds zrunbook/ihs/mod_ibm_ssl/mod_ibm_ssl.c with ``apxs -c`` inside the container
