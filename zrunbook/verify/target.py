@@ -63,6 +63,26 @@ def tools_on_path() -> None:
 
 
 def read_inventory(path: str) -> dict:
+    """``ansible-inventory --list`` of path, once per process and file state (path, size, modification time): the
+    pytest run's controller, each worker and pytest-testinfra's Ansible backend all ask for it (``connect`` hands the
+    backend this answer); a dynamic inventory source is read again in every new process."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _INVENTORIES:
+        return json.loads(_INVENTORIES[key])
+    found = _read_inventory(path)
+    if key is not None:
+        _INVENTORIES[key] = json.dumps(found)
+    return found
+
+
+_INVENTORIES: dict[tuple, str] = {}  # read_inventory's answers in this process, as JSON (each caller gets a copy)
+
+
+def _read_inventory(path: str) -> dict:
     env = {**os.environ, "ANSIBLE_INVENTORY_UNPARSED_FAILED": "true", "ANSIBLE_VERBOSITY": "0",
            "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "true", "ANSIBLE_NOCOLOR": "1"}
     beside = Path(sys.executable).with_name("ansible-inventory")  # this virtualenv's, else the PATH's
@@ -153,8 +173,12 @@ def connect(inventory_path: str, name: str):
     """A testinfra host for one inventory host: pytest-testinfra's Ansible backend resolves the inventory
     variables into its ssh backend (None for a connection other than ssh/paramiko, refused in ``_ssh``)."""
     import testinfra  # here: the guide's build reads this package's tables without pytest-testinfra
+    from testinfra.utils.ansible_runner import AnsibleRunner
 
     tools_on_path()
+    runner = AnsibleRunner.get_runner(inventory_path)
+    if "inventory" not in runner.__dict__:  # the backend's own ansible-inventory run, answered by the same command
+        runner.__dict__["inventory"] = read_inventory(inventory_path)
     ansible = testinfra.get_host(f"ansible://{name}", ansible_inventory=inventory_path).backend
     return ansible.ansible_runner.get_host(name) or ansible
 
