@@ -55,6 +55,8 @@ def test_ap_ready_stops_while_the_bus_has_not_bound_its_queues(fresh_host):
     assert "says 1/2" in result.stderr
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh",
+                      expects="the check stops: the queues are bound to vfio_ap, not to the zcrypt driver")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_on_a_kvm_host_whose_queues_belong_to_vfio_ap(fresh_host):
     stand_in(fresh_host, "2/2 (complete)", {"05.0004": "vfio_ap", "05.0005": "vfio_ap"})
@@ -63,6 +65,7 @@ def test_ap_ready_stops_on_a_kvm_host_whose_queues_belong_to_vfio_ap(fresh_host)
     assert "bound to vfio_ap: this is a KVM host" in result.stderr
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh", expects="the check stops: no AP queue is assigned")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_when_no_queue_is_assigned(fresh_host):
     stand_in(fresh_host, "0/0 (complete)", {})

@@ -154,6 +154,8 @@ def test_the_connection_string_makes_the_same_tls_13_connection(cli):
     assert_reached_tls_13_and_went_past_the_handshake(result, hello, names)
 
 
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="db2cli refuses a server certificate from another CA")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 @pytest.mark.snippet(WRONG_CA, checker="output-regenerated")
 def test_a_server_certificate_from_another_ca_is_refused(cli):

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: db2/tuning/autoconfigure-tradedb-2013.sh
+# checker: db2-clp
+# rejects: 'mem_percent 80' continues the command above, but that line does not
 # The study's AUTOCONFIGURE as printed, pasted into a shell script: no trailing backslashes.
 set -euo pipefail
 db2 autoconfigure using

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: webseal/token/create-webseal-certificate.sh
+# checker: webseal-labels
+# rejects: token label: the certificate step creates 'pev011', webseald.conf
 # The 2007 WebSEAL study's certificate step as its gsk7ikm figures show it, written as the runbook's wrapper:
 # the certificate goes into token pev011, while webseald.conf and the token set-up name websealserver.
 set -euo pipefail

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: ihs/gskit/*-2013.sh
+# checker: gskit-cmd
+# rejects: gskcmd -cert -create: option -label needs a value
 # Negative case: the study's gskcmd command as printed (000_1ab4cc40e3a5fd7a.txt, "IBM HTTP server
 # certificate management"): the line breaks after -label, so -label has no value and "ihscert" starts
 # a second command; the token PIN is a literal. The GSKit validator must reject it.

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: **/*.sh
+# checker: shellcheck
+# rejects: Couldn't parse this redirection
 # The 2013 study's boot-time enablement, copied literally: <runlevel> is read by the shell as
 # redirections, not as a placeholder.
 set -euo pipefail

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: webseal/pdadmin/*.sh
+# checker: pdadmin
+# rejects: login -a sec_master: -p must come from an environment variable, not
 # The study's ACL commands as printed: literal password, and 'tcp' left between the object and the ACL name.
 set -euo pipefail
 pd_host=websealserver.pdl.pok.ibm.com

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: webseal/ldap-db/create-ldap-database-2007.sh
+# checker: ldap-db2-clp
+# rejects: CREATE BUFFERPOOL before CONNECT TO: the CLP has no database to
 # The study's commands as printed: no CONNECT TO, removed EXTENDED STORAGE clause, unclosed quote.
 set -euo pipefail
 db2 create db ldapdb2 using codeset UTF-8 territory US
