@@ -164,5 +164,6 @@ def test_where_lists_a_snippet_s_bad_files_and_negative_tests():
                for line in said), said
     said = negatives.of("was/pkcs11/cex3config-2013.cfg")
     assert ("sunpkcs11 rejects checks/was/bad/key-in-wrong-case.cfg (Unknown keyword 'SlotListIndex') in "
-            "checks/was/test_pkcs11_provider.py::test_sunpkcs11_rejects_the_config_mistake_in") in said, said
+            "checks/was/test_pkcs11_provider.py::test_sunpkcs11_rejects_the_config_mistake_in (erratum E06)"
+            ) in said, said
 

@@ -30,30 +30,39 @@ The model (ComplianceAsCode's test scenarios, whose ``*.fail.sh`` files say in t
       # rejects: SC2086
 
   ``negates`` names the snippets it stands for (paths or globs under snippets/, blank-separated; each must match
-  a snippet). ``checker`` names a checker of zrunbook/checkers.toml; a file two checkers run has a ``checker``
-  line for each, each followed by its own lines. ``rejects`` is a fragment of what must happen: for a static
-  checker, text that one of the validator's problems contains (checked by checks/test_negatives.py, which runs
-  the validator); for a host checker, text the test asserts (it must appear in the test's module). ``test`` names
-  the test that runs the file (``checks/x/test_y.py::test_z``); a host checker's bad file must name one. The
-  comment syntax is ``#`` for shell, configuration, Python, YAML, TOML and properties files, ``--`` for Db2 CLP
-  scripts and ``<!-- ... -->`` for XML (``COMMENT``).
-* **A format without comments** (JSON, CSV, recorded command output, metrics files whose parser is the check, and
-  files whose exact bytes a test compares) is declared instead in checks/negatives.toml, one table per file keyed
-  by its path under checks/, with the same keys (``checker`` a list when more than one runs it; ``rejects`` and
-  ``test`` then lists of the same length).
+  a snippet; a checker's every file, ``**/*.sh``, where the case is the checker's own). ``checker`` names a checker
+  of zrunbook/checkers.toml, or ``invariant`` for a project rule no snippet checker stands for (the facts tables'
+  schema, no PIN printed), whose file may negate a facts table (``facts/...``); a file two checkers run has a
+  ``checker`` line for each, each followed by its own lines. ``rejects`` is a fragment of what must happen: for a
+  static checker, text that one of the validator's problems contains (checks/test_static_checkers.py runs the
+  validator and compares); otherwise text the test asserts, found in the test's module or a checks/ module it
+  imports (a test that reads its declaration with ``declaration()`` asserts what that says). ``test`` names the
+  test that runs the file (``checks/x/test_y.py::test_z``); every file a host checker or an invariant runs names
+  one. The comment syntax is ``#`` for shell, configuration, Python, YAML, TOML, INI and properties files, ``--``
+  for Db2 CLP scripts and ``<!-- ... -->`` for XML (``COMMENT``).
+* **A file that cannot carry a header** is declared in checks/negatives.toml instead, one table per file keyed by
+  its path under checks/, with the same keys (``checker`` a list when more than one runs it; ``rejects`` and
+  ``test`` then lists of the same length): formats without comments (JSON, CSV, recorded command output,
+  Prometheus metrics text whose parser is the check) and files a test takes apart (the vfio-ap hostdev XML, whose
+  test drops only the first comment). ``part-of`` declares a file read only beside another bad file (a bench
+  run's ``machine.csv`` beside its ``summary.csv``): that file's declaration stands for both.
 * **A negative test declares itself** with ``@pytest.mark.negative("snippet/path", expects="...")``: the snippets
   whose check it makes fail and what must happen. Every test an outcome box names in ``:negative:`` carries it
-  with the box's snippet (checks/test_negatives.py); ``unmarked()`` counts the tests negative by name that carry
+  with the box's snippet (checks/test_negatives.py); ``unmarked()`` lists the tests negative by name that carry
   none yet.
+* **The registry and the errata point at the declarations**: a static checker's ``bad`` globs match exactly the
+  files whose header names that checker, and an erratum's ``bad form`` declares the erratum's checker
+  (checks/test_negatives.py).
 
 ``declarations()`` reads every bad file's declaration, ``problems()`` says what is wrong with them, ``of(rel)``
-lists the negatives of one snippet for ``where``. Read from files only; nothing runs and nothing is imported from
-checks/.
+lists the negatives of one snippet for ``where`` (with the erratum whose ``bad form`` a file is). Read from files
+only; nothing runs and nothing is imported from checks/.
 """
 
 from __future__ import annotations
 
 import ast
+import csv
 import functools
 import re
 import tomllib
@@ -312,6 +321,19 @@ def _matches(patterns: tuple[str, ...], rel: str) -> bool:
     return any(rel == p or rel in _expanded(p) for p in patterns)
 
 
+@functools.cache
+def errata() -> dict[str, tuple[str, ...]]:
+    """Bad file (under checks/) -> the errata (facts/errata/errata.csv) whose ``bad form`` it is."""
+    table = ROOT / "facts" / "errata" / "errata.csv"
+    found: dict[str, list[str]] = {}
+    if table.is_file():
+        with table.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                if row.get("bad form"):
+                    found.setdefault(row["bad form"].removeprefix("checks/"), []).append(row["id"])
+    return {k: tuple(v) for k, v in found.items()}
+
+
 def of(rel: str) -> list[str]:
     """The negatives of one snippet, one line each: the bad files that name it (or a glob matching it) and the
     tests marked negative for it."""
@@ -321,7 +343,9 @@ def of(rel: str) -> list[str]:
         if _matches(bad.negates, rel):
             for e in bad.expects:
                 said = f" ({e.rejects})" if e.rejects else ""
-                lines.append(f"{e.checker} rejects checks/{bad.path}{said}" + (f" in {e.test}" if e.test else ""))
+                named = f" (erratum {', '.join(errata()[bad.path])})" if bad.path in errata() else ""
+                lines.append(f"{e.checker} rejects checks/{bad.path}{said}" + (f" in {e.test}" if e.test else "")
+                             + named)
     for t in negative_tests():
         if _matches(t.snippets, rel):
             lines.append(f"{t.test} fails" + (f": {t.expects}" if t.expects else ""))

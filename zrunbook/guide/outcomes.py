@@ -10,7 +10,9 @@ A page declares one with the ``{outcome}`` directive (docs/_ext/outcome.py)::
 ``:negative:`` names one or more tests (blank-separated, without the host in brackets) in which the check is
 run against a setup whose purpose is not met and must fail. The declarations (zrunbook/ledger.py) are the proof
 that they exist and check this snippet: ``problems()`` rejects a negative test they do not list among the
-snippet's checks; ``negative_results()`` reads this checkout's results.
+snippet's checks; ``negative_results()`` reads this checkout's results. Each such test also declares itself with
+``@pytest.mark.negative("<the box's snippet>", expects="...")`` (zrunbook/negatives.py; checks/test_negatives.py
+holds that the page and the mark agree), which is what ``where`` lists.
 Where no check can run on the check hosts (an IBM product on z/OS), ``:not-run-here:`` says why instead of a
 snippet, and the page still names what the reader runs.
 
