@@ -32,12 +32,17 @@ def test_the_registry_bad_globs_and_the_declarations_name_the_same_files():
     assert sorted(globbed - said) == [], "matched by a bad glob, but the file does not declare the checker"
 
 
-def test_an_erratum_s_bad_form_declares_the_erratum_s_checker():
+def test_an_erratum_s_bad_form_declares_the_erratum_s_checker_and_negative_test():
+    """The errata's ``checker`` and ``negative test`` columns are the bad form's declaration (a column naming a
+    module names the module of the declared test)."""
     for row in csv.DictReader(ERRATA.open(encoding="utf-8")):
         if not row["bad form"]:
             continue
         found = negatives.declaration(row["bad form"].removeprefix("checks/"))
-        assert row["checker"] in {e.checker for e in found.expects}, (row["id"], found)
+        tests = {e.test for e in found.expects if e.checker == row["checker"]}
+        assert tests, (row["id"], f"{row['bad form']} does not declare checker {row['checker']}")
+        wanted = row["negative test"]
+        assert wanted in tests or any(t.startswith(wanted + "::") for t in tests), (row["id"], wanted, tests)
 
 
 def _marked() -> dict[str, tuple[str, ...]]:

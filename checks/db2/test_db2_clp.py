@@ -58,13 +58,13 @@ def test_validator_rejects_the_studys_autoconfigure_split_without_continuation_i
 def test_validator_rejects_the_studys_autoconfigure_split_without_backslashes_in_a_shell_script():
     found = problems(BAD / "autoconfigure-split-without-continuation.sh", "9.7")
     assert sum("does not end with '\\'" in p for p in found) == 10
-    assert "line 7: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)" in found
+    assert "line 8: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)" in found
 
 
 @pytest.mark.snippet("db2/registry/set-registry-variables-2013.sh", checker="db2-clp")
 def test_validator_rejects_the_studys_yes_for_page_cleaning():
     assert problems(BAD / "registry-page-cleaning-yes.sh", "9.7") == [
-        "line 7: db2set DB2_USE_ALTERNATE_PAGE_CLEANING='YES': allowed ON|OFF"]
+        "line 8: db2set DB2_USE_ALTERNATE_PAGE_CLEANING='YES': allowed ON|OFF"]
 
 
 def test_validator_terminated_statement_may_span_lines_but_must_end():
