@@ -77,7 +77,7 @@ def test_how_many_tests_negative_by_name_declare_no_snippet(capsys):
         by_folder[parts[1] if len(parts) > 2 else "checks/"] += 1
     with capsys.disabled():
         print(f"\n{len(unmarked)} of {len(negatives.negative_tests())} tests negative by name declare no snippet "
-              f"(@pytest.mark.negative): {dict(sorted(by_folder.items()))}")
+              f"(no @pytest.mark.negative, named by no bad file): {dict(sorted(by_folder.items()))}")
     named = {t for o in declared(ROOT / "docs") for t in o.negatives}
     assert sorted(named & set(unmarked)) == []
 

@@ -48,8 +48,8 @@ The model (ComplianceAsCode's test scenarios, whose ``*.fail.sh`` files say in t
   run's ``machine.csv`` beside its ``summary.csv``): that file's declaration stands for both.
 * **A negative test declares itself** with ``@pytest.mark.negative("snippet/path", expects="...")``: the snippets
   whose check it makes fail and what must happen. Every test an outcome box names in ``:negative:`` carries it
-  with the box's snippet (checks/test_negatives.py); ``unmarked()`` lists the tests negative by name that carry
-  none yet.
+  with the box's snippet (checks/test_negatives.py); ``unmarked()`` lists the tests negative by name that declare
+  nothing yet (no mark, and no bad file names them as its ``test``).
 * **The registry and the errata point at the declarations**: a static checker's ``bad`` globs match exactly the
   files whose header names that checker, and an erratum's ``bad form`` declares the erratum's checker
   (checks/test_negatives.py).
@@ -306,8 +306,10 @@ def negative_tests(checks: Path = CHECKS) -> tuple[NegativeTest, ...]:
 
 
 def unmarked() -> list[str]:
-    """The tests negative by name that declare no snippet with ``@pytest.mark.negative``."""
-    return [t.test for t in negative_tests() if not t.snippets]
+    """The tests negative by name that declare no snippet: no ``@pytest.mark.negative``, and no bad file's header
+    names them as its ``test``."""
+    named = {e.test.split("[")[0] for bad in declarations() for e in bad.expects if e.test}
+    return [t.test for t in negative_tests() if not t.snippets and t.test not in named]
 
 
 # --- what where lists --------------------------------------------------------------------------------------------
