@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook import ROOT, SNIPPETS, negatives, registry
+from zrunbook import ROOT, SNIPPETS, ledger, negatives, registry
 from zrunbook.guide.outcomes import declared
 from zrunbook.snippets import expand
 
@@ -66,6 +66,18 @@ def test_every_negative_mark_names_snippets_that_exist_and_says_what_must_happen
     for test, patterns in _marked().items():
         assert all(expand(p, SNIPPETS) for p in patterns), (test, patterns)
     assert all(t.expects for t in negatives.negative_tests() if t.snippets)
+
+
+def test_a_negative_mark_names_only_snippets_the_test_declares_it_checks():
+    """The mark says which of the test's declared snippets it makes fail (zrunbook/declarations.tsv): a test cannot
+    be a negative case of a snippet it does not run."""
+    checked = defaultdict(set)
+    for rel, checks in ledger.load_declarations().items():
+        for check in checks:
+            checked[check["test"].split("[")[0]].add(rel)
+    wrong = [(test, p) for test, patterns in _marked().items() for p in patterns
+             if not set(expand(p, SNIPPETS)) & checked[test]]
+    assert wrong == [], "marked negative for a snippet the test does not declare (@pytest.mark.snippet)"
 
 
 def test_how_many_tests_negative_by_name_declare_no_snippet(capsys):
