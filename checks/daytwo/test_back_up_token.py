@@ -266,6 +266,8 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
 OLD_FORMAT_SLOT = "sed -i '/libpkcs11_sw.so/{n;/tokversion/d}' /etc/opencryptoki/opencryptoki.conf"  # amd64's Soft
 
 
+@pytest.mark.negative("daytwo/restore-token.sh",
+                      expects="the restore refuses a slot that reads the old store format and changes nothing")
 @pytest.mark.snippet(RESTORE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")

@@ -96,6 +96,8 @@ def test_after_the_rotation_the_new_pin_logs_in_the_old_one_is_refused_and_the_s
     assert served.rc == 0, output(served)
 
 
+@pytest.mark.negative("daytwo/rotate-token-pin.sh",
+                      expects="a wrong current PIN changes nothing and costs one failed login")
 @pytest.mark.snippet(ROTATE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_wrong_current_pin_changes_nothing_and_costs_one_failed_login(fresh_host):
