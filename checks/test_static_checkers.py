@@ -1,6 +1,7 @@
 """Every static checker of zrunbook/checkers.toml over every snippet its ``files`` match, and over every negative
 case its ``bad`` globs match (the Kubernetes examples_test.go pattern): a new snippet of a known kind needs no
-new test. The registry itself must reject an entry it cannot honour, naming the checker."""
+new test. Each negative case must be rejected for the reason its header declares (zrunbook/negatives.py). The
+registry itself must reject an entry it cannot honour, naming the checker."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from zrunbook import ROOT, SNIPPETS, registry
+from zrunbook import ROOT, SNIPPETS, negatives, registry
 
 CHECKS = ROOT / "checks"
 
@@ -22,8 +23,10 @@ def test_static_checker_accepts_the_snippet(checker, rel):
 
 @pytest.mark.parametrize(("checker", "rel"), [pytest.param(name, rel, id=f"{name}:{rel}")
                                               for name, rel in registry.bad_cases()])
-def test_static_checker_rejects_its_negative_case(checker, rel):
-    assert registry.problems(checker, CHECKS / rel), f"{checker} accepted checks/{rel}"
+def test_static_checker_rejects_its_negative_case_as_its_header_says(checker, rel):
+    """Rejected, and for the reason the file declares (``rejects:`` in its header, zrunbook/negatives.py)."""
+    found = registry.problems(checker, CHECKS / rel)
+    assert negatives.rejection_problem(negatives.declaration(rel), checker, found) is None
 
 
 # --- the registry rejects what it cannot honour ------------------------------------------------------------

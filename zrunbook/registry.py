@@ -2,7 +2,8 @@
 
 ``kind = "static"`` reads the file only; ``kind = "host"`` runs it on a container host. A static checker names
 its ``validator`` ("module:function", a function taking a file's Path and returning its problems, [] when fine),
-the ``files`` under snippets/ it applies to and the ``bad`` files under checks/ it must reject (globs).
+the ``files`` under snippets/ it applies to and the ``bad`` files under checks/ it must reject (globs); each bad
+file declares in its header what the checker must report (zrunbook/negatives.py).
 
 * ``checkers()`` loads and validates the registry: an unknown key, a missing key, a glob that matches nothing or
   a validator that does not import is a ``RegistryError`` naming the checker.

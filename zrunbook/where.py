@@ -3,7 +3,7 @@
 For a snippet (``crypto/token/init-token.sh`` or ``snippets/crypto/token/init-token.sh``): the pages that show it
 (file and line, and whether as a snippet or an outcome check), the checks that cover it (checker, what kind of
 evidence, host, test: zrunbook/declarations.tsv) with this checkout's result when ``make check`` ran, the negative
-cases (the checker's rejected files from zrunbook/checkers.toml, the outcome checks' ``:negative:`` tests), the facts
+cases (the bad files and tests that declare it, zrunbook/negatives.py, and which outcome box names each), the facts
 tables the checking code names, the prepared states whose key covers it, and the tests whose last run here read
 it (observed: checks/observe.py records every test's reads in build/results.json), marked when they do not declare
 it. For a test (``checks/x/test_y.py`` or
@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from zrunbook import ROOT, ledger, registry
+from zrunbook import ROOT, ledger, negatives, registry
 from zrunbook.guide.outcomes import declared
 from zrunbook.snippets import all_snippets, digest
 
@@ -101,6 +101,14 @@ def _test_file(test: str) -> Path:
     return ROOT / test.split("::")[0]
 
 
+def negatives_of(rel: str) -> list[str]:
+    """The snippet's negative cases as the files and tests declare them (zrunbook/negatives.py): the bad files whose
+    header names it, the tests marked negative for it, and which of those an outcome box on a page names."""
+    boxes = {test: o.page for o in declared(DOCS) if o.snippet == rel for test in o.negatives}
+    return [line + (f" (named by the outcome check on {boxes[line.split(' ')[0]]})"
+                    if line.split(" ")[0] in boxes else "") for line in negatives.of(rel)]
+
+
 @dataclass(frozen=True)
 class Where:
     snippet: str
@@ -138,10 +146,7 @@ def where(rel: str) -> Where:
         checks.append({"checker": check["checker"], "evidence": evidence, "host": host, "test": check["test"],
                        "result": outcome.get((check["checker"], host), "not run") if ran else None,
                        "why": check.get("why")})
-    negatives = [f"{name} rejects checks/{bad}" for name in sorted({c["checker"] for c in checks})
-                 for bad in checkers.get(name, {}).get("bad", [])]
-    negatives += [f"the outcome check on {o.page} fails in {test}" for o in declared(DOCS) if o.snippet == rel
-                  for test in o.negatives]
+    negatives = negatives_of(rel)
     sources = [p for p in {*(_validator_file(checkers.get(c["checker"], {})) for c in checks),
                            *(_test_file(c["test"]) for c in checks)} if p]
     return Where(rel, shown_on(rel), checks, negatives, facts_named(sources),

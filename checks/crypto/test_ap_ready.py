@@ -30,6 +30,8 @@ def run(host, env: str = "Z90CRYPT=/dev/null"):
     return host.run(f"AP_BUS=/tmp/ap AP_WAIT_SECONDS=1 {env} bash {snippet_path(SNIPPET)}")
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh",
+                      expects="the check stops with a sentence: there is no AP bus")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_with_a_sentence_when_there_is_no_ap_bus(host):
     result = host.run(f"bash {snippet_path(SNIPPET)}")
@@ -46,6 +48,8 @@ def test_ap_ready_passes_when_every_queue_is_bound_to_zcrypt(fresh_host):
     assert "2 AP queue(s) bound to zcrypt (cex4queue)" in result.stdout
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh",
+                      expects="the check stops while the AP bus has not bound its queues")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_while_the_bus_has_not_bound_its_queues(fresh_host):
     stand_in(fresh_host, "1/2", {"05.0004": "cex4queue", "06.0004": ""})
@@ -55,6 +59,8 @@ def test_ap_ready_stops_while_the_bus_has_not_bound_its_queues(fresh_host):
     assert "says 1/2" in result.stderr
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh",
+                      expects="the check stops: the queues are bound to vfio_ap, not to the zcrypt driver")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_on_a_kvm_host_whose_queues_belong_to_vfio_ap(fresh_host):
     stand_in(fresh_host, "2/2 (complete)", {"05.0004": "vfio_ap", "05.0005": "vfio_ap"})
@@ -63,6 +69,7 @@ def test_ap_ready_stops_on_a_kvm_host_whose_queues_belong_to_vfio_ap(fresh_host)
     assert "bound to vfio_ap: this is a KVM host" in result.stderr
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh", expects="the check stops: no AP queue is assigned")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_when_no_queue_is_assigned(fresh_host):
     stand_in(fresh_host, "0/0 (complete)", {})
@@ -71,6 +78,7 @@ def test_ap_ready_stops_when_no_queue_is_assigned(fresh_host):
     assert "No AP queue is assigned to this system" in result.stderr
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-ready.sh", expects="the check stops when the zcrypt device is missing")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_ap_ready_stops_when_the_zcrypt_device_is_missing(fresh_host):
     stand_in(fresh_host, "1/1 (complete)", {"05.0004": "cex4queue"})

@@ -50,6 +50,8 @@ def test_debian_13_passes_fixed_for_two_cves_and_not_affected_by_the_third(host)
                      re.M), output(r)
 
 
+@pytest.mark.negative("crypto/verify/check-fixed-versions.sh",
+                      expects="the check fails for a release that has no fixed package")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_a_release_with_no_fixed_package_fails(host):
@@ -59,6 +61,8 @@ def test_a_release_with_no_fixed_package_fails(host):
         in r.stderr, output(r)
 
 
+@pytest.mark.negative("crypto/verify/check-fixed-versions.sh",
+                      expects="the check fails, in a sentence, for an openCryptoki older than the fixed version")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_an_opencryptoki_older_than_the_fixed_version_fails_with_a_sentence(fresh_host):

@@ -59,6 +59,8 @@ def test_init_token_run_twice_changes_nothing(fresh_host):
     assert flags(fresh_host) == before
 
 
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="the step refuses to give an initialised token another label")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_init_token_refuses_to_relabel_an_initialised_token(fresh_host):
@@ -70,6 +72,7 @@ def test_init_token_refuses_to_relabel_an_initialised_token(fresh_host):
     assert f"Label: {LABEL}" in fresh_host.check_output("pkcsconf -t")
 
 
+@pytest.mark.negative("crypto/token/init-token.sh", expects="a wrong PIN for a ready token is named, not accepted")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 @pytest.mark.parametrize("who", ["USER", "SO"])
@@ -103,6 +106,8 @@ def test_init_token_finishes_a_token_left_without_user_pin(fresh_host):
     assert token_flags.problems(flags(fresh_host)) == []
 
 
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="a wrong initial SO PIN stops the step, which says the token is not initialised")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_wrong_initial_so_pin_stops_and_says_the_token_is_not_initialised(fresh_host):
@@ -114,6 +119,8 @@ def test_a_wrong_initial_so_pin_stops_and_says_the_token_is_not_initialised(fres
     assert not flags(fresh_host) & 0x400
 
 
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="the factory SO PIN given as the new one stops the step before anything changes")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_the_factory_so_pin_as_the_new_one_stops_before_anything_changes(fresh_host):
@@ -127,6 +134,8 @@ def test_the_factory_so_pin_as_the_new_one_stops_before_anything_changes(fresh_h
     assert flags(fresh_host) == before
 
 
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="a wrong SO PIN stops the step before the user PIN, and it says so")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_wrong_so_pin_stops_before_the_user_pin_and_says_so(fresh_host):
@@ -139,6 +148,7 @@ def test_a_wrong_so_pin_stops_before_the_user_pin_and_says_so(fresh_host):
     assert "a wrong SO PIN was entered" in result.stderr
 
 
+@pytest.mark.negative("crypto/token/init-token.sh", expects="a slot that does not exist stops the step with a sentence")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_slot_stops_with_a_sentence(fresh_host):
@@ -148,6 +158,7 @@ def test_a_missing_slot_stops_with_a_sentence(fresh_host):
     assert "Slot 9 does not exist" in result.stderr
 
 
+@pytest.mark.negative("crypto/token/init-token.sh", expects="a slot without a token stops the step with a sentence")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_slot_without_a_token_stops_with_a_sentence(fresh_host):
@@ -157,6 +168,7 @@ def test_a_slot_without_a_token_stops_with_a_sentence(fresh_host):
     assert "Slot 1 has no token present" in result.stderr
 
 
+@pytest.mark.negative("crypto/token/init-token.sh", expects="the step stops when pkcsslotd is not running")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_init_token_stops_when_pkcsslotd_is_not_running(fresh_host):
@@ -165,6 +177,7 @@ def test_init_token_stops_when_pkcsslotd_is_not_running(fresh_host):
     assert "pkcsslotd is not running" in result.stderr
 
 
+@pytest.mark.negative("crypto/token/init-token.sh", expects="a PIN of the wrong length changes nothing")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_pin_of_the_wrong_length_changes_nothing(fresh_host):
@@ -176,6 +189,8 @@ def test_a_pin_of_the_wrong_length_changes_nothing(fresh_host):
     assert flags(fresh_host) == before
 
 
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="a PIN left unset stops the step before it touches the token")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_pin_stops_before_touching_the_token(host):
@@ -184,6 +199,8 @@ def test_a_missing_pin_stops_before_touching_the_token(host):
     assert "set TOKEN_USER_PIN" in result.stderr
 
 
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="with a p11sak older than 3.22 the step stops before changing anything")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_init_token_stops_before_changing_anything_with_a_p11sak_older_than_3_22(fresh_host):

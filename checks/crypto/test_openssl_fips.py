@@ -48,6 +48,8 @@ def test_with_the_fips_configuration_openssl_answers_only_from_the_fips_provider
     assert fresh_host.file("/etc/ssl/fipsmodule.cnf").contains("^module-mac = ")
 
 
+@pytest.mark.negative("crypto/fips/check-openssl-fips.sh",
+                      expects="the check fails under the system's own OpenSSL configuration")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_fips_check_fails_with_the_system_configuration(fresh_host):
@@ -57,6 +59,8 @@ def test_fips_check_fails_with_the_system_configuration(fresh_host):
     assert "the fips provider is not active with the system configuration (active: default)" in r.stderr
 
 
+@pytest.mark.negative("crypto/fips/check-openssl-fips.sh",
+                      expects="the check fails while the default provider is active beside the FIPS provider")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_fips_check_fails_when_the_default_provider_answers_beside_it(fresh_host):
@@ -68,6 +72,8 @@ def test_fips_check_fails_when_the_default_provider_answers_beside_it(fresh_host
     assert "(active providers: default fips)" in r.stderr
 
 
+@pytest.mark.negative("crypto/fips/check-openssl-fips.sh",
+                      expects="the check fails when the FIPS module's MAC does not match")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, CONF, checker="testinfra")
 def test_fips_check_fails_when_the_module_mac_does_not_match(fresh_host):

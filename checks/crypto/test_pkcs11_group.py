@@ -52,6 +52,8 @@ def test_service_user_can_come_from_the_environment(fresh_host):
     assert "pkcs11" in groups(fresh_host, "nobody")
 
 
+@pytest.mark.negative("crypto/pkcs11-group/add-user-to-pkcs11-group.sh",
+                      expects="a user that does not exist stops the step with a sentence")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_user_stops_with_a_sentence(host):
@@ -60,6 +62,8 @@ def test_a_missing_user_stops_with_a_sentence(host):
     assert "User 'no-such-user' does not exist" in result.stderr
 
 
+@pytest.mark.negative("crypto/pkcs11-group/add-user-to-pkcs11-group.sh",
+                      expects="a missing pkcs11 group stops the step with a sentence")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_pkcs11_group_stops_with_a_sentence(fresh_host):

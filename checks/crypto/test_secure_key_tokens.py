@@ -62,6 +62,8 @@ def check(host, slot: str):
     return run_snippet(host, CHECK, slot)
 
 
+@pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
+                      expects="the check stops at the missing EP11 host library, after the allowlist was read")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(SLOT_STANZA, EP11_CONF, CHECK, checker="ock-token-config")
 def test_ep11_token_reads_the_allowlist_and_stops_only_at_the_missing_ep11_library(fresh_host):
@@ -85,6 +87,8 @@ def test_cca_token_reads_its_configuration_and_stops_only_at_the_missing_cca_lib
     assert LIBRARY_MISSING["cca"] in r.stderr
 
 
+@pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
+                      expects="openCryptoki refuses each broken token configuration with its parser's message")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(EP11_CONF, CCA_CONF, CHECK, checker="ock-token-config")
 @pytest.mark.parametrize("bad", sorted(REFUSED))
@@ -102,6 +106,8 @@ def test_openCryptoki_refuses_each_broken_token_configuration(fresh_host, bad):
     assert REFUSED[bad] in r.stderr, output(r)
 
 
+@pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
+                      expects="the check fails and shows the other APQNs openCryptoki read from octal numbers")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(EP11_CONF, CHECK, checker="ock-token-config")
 def test_octal_apqns_as_the_sample_allows_are_read_as_other_apqns_and_the_check_shows_which(fresh_host):

@@ -190,6 +190,8 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     assert "/tmp/leaked.pem: a PEM private key" in leaked, leaked
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="the challenge fails and the old certificate keeps serving")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps_serving(fresh_host):
@@ -211,6 +213,8 @@ def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps
     print(f"\n{refused.stderr}")
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="the renewal stops before any login with a PIN that is not httpd's")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_pin_that_is_not_httpds_stops_before_any_login(fresh_host):
@@ -226,6 +230,8 @@ def test_a_pin_that_is_not_httpds_stops_before_any_login(fresh_host):
     assert site_state(host) == before
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="the renewal stops before its login when a failed login is already counted")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_failed_login_already_counted_stops_the_renewal_before_it_logs_in(fresh_host):
@@ -243,6 +249,8 @@ def test_a_failed_login_already_counted_stops_the_renewal_before_it_logs_in(fres
     assert site_state(host) == before
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="the renewal refuses a chain the site does not trust and installs nothing")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_chain_the_site_does_not_trust_is_not_installed(fresh_host):
@@ -261,6 +269,8 @@ def analyze(host, *units: str):
     return host.run(f"systemd-analyze verify {' '.join(units)} 2>&1")
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate.service",
+                      expects="systemd-analyze verify reports the bad setting")
 @pytest.mark.snippet(SERVICE, TIMER, checker="systemd-analyze")
 def test_the_timer_and_its_service_verify_with_systemd_analyze_and_a_bad_setting_does_not(fresh_host):
     """systemd 257's own check, on the units as the page installs them. It exits 0 on a setting it ignores (a

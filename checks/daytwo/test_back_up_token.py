@@ -209,6 +209,8 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
     assert verified.strip() == "Verified OK"
 
 
+@pytest.mark.negative("daytwo/restore-token.sh",
+                      expects="the restore refuses an archive without the master key files and changes nothing")
 @pytest.mark.snippet(RESTORE, checker="testinfra")
 @pytest.mark.snippet(REFUSED, checker="output-regenerated")
 @pytest.mark.from_state(TOKEN_KEY)
@@ -264,6 +266,8 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
 OLD_FORMAT_SLOT = "sed -i '/libpkcs11_sw.so/{n;/tokversion/d}' /etc/opencryptoki/opencryptoki.conf"  # amd64's Soft
 
 
+@pytest.mark.negative("daytwo/restore-token.sh",
+                      expects="the restore refuses a slot that reads the old store format and changes nothing")
 @pytest.mark.snippet(RESTORE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")
@@ -342,6 +346,7 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     assert key_attributes(target, slot_of(target)).count(f'Label: "{KEY}"') == 2
 
 
+@pytest.mark.negative("daytwo/restore-token.sh", expects="the archive does not open without the backup key")
 @pytest.mark.snippet(BACKUP, RESTORE, MAKE_KEY, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")
@@ -394,6 +399,8 @@ def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written
     assert files(target, ".") == before
 
 
+@pytest.mark.negative("daytwo/restore-token.sh", "daytwo/back-up-token.sh",
+                      expects="a link or FIFO planted in the token folder is refused, not followed")
 @pytest.mark.snippet(BACKUP, RESTORE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64")

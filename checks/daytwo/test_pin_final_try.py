@@ -92,6 +92,8 @@ def test_at_final_try_httpd_fails_with_the_good_pin_until_the_pages_recovery_cle
     assert flags(host) & FAILED == 0
 
 
+@pytest.mark.negative("daytwo/clear-pin-count.sh",
+                      expects="the recovery refuses root, and with a wrong PIN says the token is now locked")
 @pytest.mark.snippet(CLEAR, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_the_recovery_refuses_root_and_with_a_wrong_pin_says_the_token_is_now_locked(fresh_host):

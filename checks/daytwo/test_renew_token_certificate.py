@@ -128,6 +128,8 @@ def test_renewal_under_load_serves_the_new_token_key_and_loses_under_one_percent
     assert check.rc == 0, output(check)
 
 
+@pytest.mark.negative("daytwo/switch-token-certificate.sh",
+                      expects="a certificate without the new key is refused before the reload")
 @pytest.mark.snippet(SWITCH, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_certificate_without_the_new_key_is_refused_before_the_reload_and_the_old_site_serves(fresh_host):
@@ -184,6 +186,8 @@ def test_on_the_two_key_site_a_new_rsa_certificate_replaces_the_rsa_pair_and_the
     assert f"object={NEW};" in site, site
 
 
+@pytest.mark.negative("daytwo/switch-token-certificate.sh",
+                      expects="the earlier switch drops the ECDSA pair, so ECDSA-only clients get nothing")
 @pytest.mark.snippet(SWITCH, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_the_switch_as_it_was_drops_the_ecdsa_pair_of_the_two_key_site(fresh_host):

@@ -96,6 +96,8 @@ def test_after_the_rotation_the_new_pin_logs_in_the_old_one_is_refused_and_the_s
     assert served.rc == 0, output(served)
 
 
+@pytest.mark.negative("daytwo/rotate-token-pin.sh",
+                      expects="a wrong current PIN changes nothing and costs one failed login")
 @pytest.mark.snippet(ROTATE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_wrong_current_pin_changes_nothing_and_costs_one_failed_login(fresh_host):
@@ -116,6 +118,8 @@ def test_a_wrong_current_pin_changes_nothing_and_costs_one_failed_login(fresh_ho
     assert flags(host) & FAILED == 0
 
 
+@pytest.mark.negative("daytwo/check-pin-rotated.sh",
+                      expects="the check fails where the PIN was not changed, at the cost of one failed login")
 @pytest.mark.snippet(ROTATED, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_the_outcome_check_fails_where_the_pin_was_not_changed_and_counts_one_failed_login(fresh_host):
@@ -132,6 +136,7 @@ def test_the_outcome_check_fails_where_the_pin_was_not_changed_and_counts_one_fa
     assert flags(host) & FAILED == COUNT_LOW  # flags first: the second run did not log in
 
 
+@pytest.mark.negative("daytwo/check-pin-file.sh", expects="the PIN-file check finds the old PIN without a login")
 @pytest.mark.snippet(PIN_FILE_CHECK, CHECK_KEY, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_pin_file_left_with_the_old_pin_is_found_without_a_login_and_verifys_key_check_only_after_httpd_failed(
@@ -170,6 +175,7 @@ def graceful(host) -> None:
              " echo 'no new generation after 10 s' >&2; exit 1")
 
 
+@pytest.mark.negative("daytwo/check-pin-file.sh", expects="the PIN-file check finds the old PIN a graceful reload kept")
 @pytest.mark.snippet(PIN_FILE_CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_graceful_reload_keeps_the_old_pin_which_the_pin_file_check_finds_first(fresh_host):

@@ -154,6 +154,8 @@ def test_the_connection_string_makes_the_same_tls_13_connection(cli):
     assert_reached_tls_13_and_went_past_the_handshake(result, hello, names)
 
 
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="db2cli refuses a server certificate from another CA")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 @pytest.mark.snippet(WRONG_CA, checker="output-regenerated")
 def test_a_server_certificate_from_another_ca_is_refused(cli):
@@ -168,6 +170,8 @@ def test_a_server_certificate_from_another_ca_is_refused(cli):
     assert_shown_output(WRONG_CA, shown, normalise_common)
 
 
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="the connection test fails: the server's certificate names another host")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 def test_a_server_certificate_for_another_host_name_is_refused(cli):
     host, _names = cli
@@ -175,6 +179,8 @@ def test_a_server_certificate_for_another_host_name_is_refused(cli):
     assert_refused(result, "SQL20576N", "does not name the host you connect to")
 
 
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="the connection test fails against a server that does not allow TLS 1.3")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 def test_a_server_that_does_not_allow_tls_13_is_refused(cli):
     host, names = cli
@@ -185,6 +191,8 @@ def test_a_server_that_does_not_allow_tls_13_is_refused(cli):
                    "the TLS handshake failed")
 
 
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="a misspelt security transport mode goes in clear and the script stops")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 def test_a_misspelt_security_transport_mode_goes_in_clear_and_the_script_stops(cli):
     host, _names = cli
@@ -226,6 +234,8 @@ def test_a_configuration_the_driver_refuses_sends_no_client_hello(cli, edit, sai
     assert_refused(result, said)
 
 
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="the script stops with a sentence without db2cli or without TLS in the connection string")
 @pytest.mark.snippet(TEST, checker="db2cli")
 def test_the_script_stops_with_a_sentence_without_db2cli_or_tls_in_the_connection_string(cli):
     host, _names = cli

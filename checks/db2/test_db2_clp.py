@@ -32,13 +32,13 @@ def test_buffer_pool_stated_on_the_page_is_four_gib():
 @pytest.mark.snippet("db2/logs/set-log-params.clp", checker="db2-clp")
 def test_validator_rejects_a_log_file_size_beyond_9_7s_range():
     assert problems(BAD / "logfilsiz-out-of-range-9.7.clp", "9.7") == [
-        "line 2: UPDATE DB CFG LOGFILSIZ 4194304 is outside 4..1048572"]
+        "line 5: UPDATE DB CFG LOGFILSIZ 4194304 is outside 4..1048572"]
     assert problems(BAD / "logfilsiz-out-of-range-9.7.clp", "current") == []
 
 
 @pytest.mark.snippet("db2/tuning/autoconfigure-tradedb.clp", checker="db2-clp")
 def test_validator_rejects_an_unknown_autoconfigure_keyword():
-    assert problems(BAD / "unknown-keyword.clp", "current") == ["line 3: AUTOCONFIGURE: unknown keyword 'MEM_PCT'"]
+    assert problems(BAD / "unknown-keyword.clp", "current") == ["line 6: AUTOCONFIGURE: unknown keyword 'MEM_PCT'"]
 
 
 @pytest.mark.snippet("db2/logs/set-log-params.clp", checker="db2-clp")
@@ -50,7 +50,7 @@ def test_validator_rejects_primary_plus_secondary_log_files_over_256():
 @pytest.mark.snippet("db2/tuning/autoconfigure-tradedb.clp", checker="db2-clp")
 def test_validator_rejects_the_studys_autoconfigure_split_without_continuation_in_a_clp_file():
     found = problems(BAD / "autoconfigure-split-without-continuation.clp", "9.7")
-    assert "line 2: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)" in found
+    assert "line 5: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)" in found
     assert sum("continues the statement above" in p for p in found) == 10
 
 
@@ -58,13 +58,13 @@ def test_validator_rejects_the_studys_autoconfigure_split_without_continuation_i
 def test_validator_rejects_the_studys_autoconfigure_split_without_backslashes_in_a_shell_script():
     found = problems(BAD / "autoconfigure-split-without-continuation.sh", "9.7")
     assert sum("does not end with '\\'" in p for p in found) == 10
-    assert "line 4: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)" in found
+    assert "line 8: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)" in found
 
 
 @pytest.mark.snippet("db2/registry/set-registry-variables-2013.sh", checker="db2-clp")
 def test_validator_rejects_the_studys_yes_for_page_cleaning():
     assert problems(BAD / "registry-page-cleaning-yes.sh", "9.7") == [
-        "line 4: db2set DB2_USE_ALTERNATE_PAGE_CLEANING='YES': allowed ON|OFF"]
+        "line 8: db2set DB2_USE_ALTERNATE_PAGE_CLEANING='YES': allowed ON|OFF"]
 
 
 def test_validator_terminated_statement_may_span_lines_but_must_end():

@@ -70,6 +70,7 @@ def test_2013_snippet_meets_the_minimums_for_8_gb_but_lowers_todays_shmmax(ipc_h
     assert after["SEMMSL"] < defaults["SEMMSL"]
 
 
+@pytest.mark.negative("db2/kernel/load-ipc-sysctl.sh", expects="SHMMNI and MSGMNI are named as short of the minimum")
 @pytest.mark.snippet(ipc.CURRENT_CONF, LOAD, checker="sysctl-applied")
 def test_check_rejects_a_snippet_computed_for_less_memory(ipc_host):
     text = (BAD / "ipc-below-minimum-32gb.conf").read_text()

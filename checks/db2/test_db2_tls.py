@@ -134,6 +134,8 @@ def test_the_driver_offers_what_the_pages_promise_and_completes_the_handshake(cl
         assert secret not in result.stdout + result.stderr, "the test script printed a password"
 
 
+@pytest.mark.negative("db2/tls/test-jdbc-tls-connection.sh",
+                      expects="the JDBC driver refuses the server with a truststore of another CA")
 @pytest.mark.snippet(PROPS, TEST, TRUSTSTORE, checker="jdbc-driver")
 @pytest.mark.snippet("db2/tls/test-jdbc-tls-connection.wrong-ca.out", checker="output-regenerated")
 def test_a_truststore_with_another_ca_refuses_the_server(client):

@@ -63,6 +63,7 @@ def test_a_just_started_and_a_gracefully_restarted_token_site_complete_every_han
     assert again.rc == 0, again.stdout + again.stderr + error_log(fresh_host)
 
 
+@pytest.mark.negative("ihs/apache/check-cold-start.sh", expects="the check fails and the log names the login session")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_with_key_caching_left_on_the_check_fails_and_the_log_names_the_login_session(fresh_host):

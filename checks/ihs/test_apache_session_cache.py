@@ -90,6 +90,7 @@ def test_session_cache_fragment_lets_clients_resume_tls12_and_tls13_sessions(fre
     assert_shown_output(CHECK_OUT, result.stdout)
 
 
+@pytest.mark.negative("ihs/apache/check-session-resumption.sh", expects="the check fails: no session to resume")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.snippet(NO_CACHE_OUT, checker="output-regenerated")
 def test_resumption_check_fails_when_the_server_keeps_no_cache_and_sends_no_tickets(fresh_host):

@@ -42,6 +42,7 @@ signal.pause()
 """
 
 
+@pytest.mark.negative("ihs/apache/enable-tls-site-debian.sh", expects="the site step stops when no site was saved")
 @pytest.mark.snippet(SITE_STEP, checker="testinfra")
 def test_the_site_step_stops_when_no_site_was_saved(fresh_host):
     fresh_host.run_expect([0], f"rm -f {SITE}")
@@ -50,6 +51,8 @@ def test_the_site_step_stops_when_no_site_was_saved(fresh_host):
     assert "save the site configuration there first" in result.stderr
 
 
+@pytest.mark.negative("ihs/apache/enable-tls-site-debian.sh",
+                      expects="the site step stops when the certificate the site names is missing")
 @pytest.mark.snippet(SITE_STEP, checker="testinfra")
 def test_the_site_step_stops_when_the_certificate_the_site_names_is_missing(fresh_host):
     fresh_host.run_expect([0], f"cp {snippet_path('ihs/apache/apache-tls-openssl.conf')} {SITE}"
@@ -159,6 +162,7 @@ def test_the_test_ca_signs_a_certificate_openssl_verifies_for_the_name(fresh_hos
     ("sign", "Usage:"),
     ("sign /nonexistent.csr", "Cannot read the certificate request /nonexistent.csr."),
 ])
+@pytest.mark.negative("ihs/apache/test-ca.sh", expects="the test CA stops on a wrong command line")
 def test_the_test_ca_stops_on_a_wrong_command_line(fresh_host, args, message):
     result = fresh_host.run(f"bash {snippet_path(TEST_CA)} {args}")
     assert result.rc in (1, 2), output(result)

@@ -422,6 +422,8 @@ def test_ecdsa_site_serves_the_p256_key_of_the_token_and_the_rsa_key_to_other_cl
     assert re.search(r"^ECDSA\+SHA256: 2 new TLS connections, 0 RSA and [2-9] ECDSA operations", said, re.M)
 
 
+@pytest.mark.negative("crypto/verify/check-token-signs.sh",
+                      expects="the check shows libica signed in software where no adapter answers")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
@@ -459,6 +461,8 @@ def test_signing_check_shows_that_libica_signed_in_software_where_no_adapter_ans
     assert "libica signed in software" in strict.stderr
 
 
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh",
+                      expects="the check fails for an ECDSA key served from a file")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
@@ -500,6 +504,8 @@ def test_the_hybrid_group_check_passes_on_the_token_site(fresh_host):
     assert r.stdout.strip() == "localhost:443 agrees to the key exchange X25519MLKEM768 over TLS 1.3."
 
 
+@pytest.mark.negative("crypto/verify/check-hybrid-group.sh",
+                      expects="the check fails when the groups line drops the hybrid group")
 @pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(HYBRID, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)

@@ -108,6 +108,7 @@ def test_token_site_in_fips_mode_signs_in_the_token_and_refuses_md5(fresh_host):
     assert groups == {"X25519MLKEM768:X25519": "X25519MLKEM768", "X25519": "refused", "secp256r1": "secp256r1"}
 
 
+@pytest.mark.negative("ihs/apache/check-token-fips.sh", expects="the check fails with the ordinary token configuration")
 @pytest.mark.snippet(CHECK, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_fips_token_check_fails_with_the_ordinary_token_configuration(fresh_host):
@@ -117,6 +118,7 @@ def test_fips_token_check_fails_with_the_ordinary_token_configuration(fresh_host
     assert "the fips provider is not active" in r.stderr
 
 
+@pytest.mark.negative("ihs/apache/check-token-fips.sh", expects="the check fails without assume-fips")
 @pytest.mark.snippet(FIPS_CONF, CHECK, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_fips_token_check_fails_without_assume_fips(fresh_host):
@@ -132,6 +134,8 @@ def test_fips_token_check_fails_without_assume_fips(fresh_host):
     assert "did not sign" in r.stderr
 
 
+@pytest.mark.negative("ihs/apache/check-token-fips.sh",
+                      expects="the check fails for the RSA 2048 key libica refuses in FIPS mode")
 @pytest.mark.snippet(CHECK, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_fips_token_check_fails_for_the_rsa_2048_key_libica_refuses_in_fips_mode(fresh_host):

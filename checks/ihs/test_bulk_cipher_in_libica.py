@@ -48,6 +48,8 @@ def test_the_check_passes_when_libicas_aes_counts_grow_in_hardware(fresh_host):
     assert "libica counted 16 AES operations in hardware, 0 in software" in result.stdout
 
 
+@pytest.mark.negative("crypto/verify/check-bulk-cipher-in-libica.sh",
+                      expects="the check fails, with its sentence, when AES runs outside libica")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_aes_done_outside_libica_fails_the_check_with_its_sentence(fresh_host):
     host = fresh_host

@@ -374,6 +374,8 @@ def test_gskit_serves_the_page_fragment_with_the_key_in_the_token_and_both_outco
     print(key.stdout, signs.stdout)
 
 
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                      expects="both checks fail when GSKit serves the key from the key database")
 @pytest.mark.snippet(CONF, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
 def test_both_outcome_checks_fail_when_gskit_serves_the_key_from_the_key_database(gskit_host):
     """Negative case: the same certificate name served with a key in the key database: the token has no key for the

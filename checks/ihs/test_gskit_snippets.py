@@ -78,7 +78,7 @@ def test_validator_rejects_the_studys_gskcmd_line_broken_after_label():
 @pytest.mark.snippet("ihs/gskit/*.sh", checker="gskit-cmd")
 def test_validator_rejects_the_studys_key_database_password_on_the_command_line():
     problems = gskit.validate((BAD / "gskcmd-literal-kdb-password-2013.sh").read_text())
-    assert problems == ["line 5: gskcmd -keydb -create: -pw must come from an environment variable, not '1234'"]
+    assert problems == ["line 9: gskcmd -keydb -create: -pw must come from an environment variable, not '1234'"]
 
 
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-2013.conf", checker="gskit-httpd-consistency")

@@ -232,6 +232,8 @@ def test_gskit_without_the_mappings_protocols_cannot_reach_websphere(plugin_host
     assert plugin_transport.results(run.stdout)[0]["rc"] != 0, run.stdout
 
 
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh",
+                      expects="the check fails when WebSphere serves a key from a PKCS #12 file")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 @pytest.mark.snippet(IN_TOKEN, checker="testinfra")
 def test_the_key_check_fails_when_websphere_serves_a_key_from_a_pkcs12_file(plugin_host):

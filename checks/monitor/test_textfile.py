@@ -23,7 +23,7 @@ from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.steps import snippet_path, start_pkcsslotd
 from checks.hosts.token import LABEL, PINS, slot_of
 from checks.hosts.util import output
-from zrunbook import ROOT, SNIPPETS
+from zrunbook import ROOT, SNIPPETS, negatives
 from zrunbook.crypto.fixed_versions import arguments
 from zrunbook.monitor import promtool
 
@@ -230,7 +230,10 @@ def test_wrong_pins_show_as_final_try_then_locked_and_the_exporter_never_logs_in
 
 @pytest.mark.parametrize("bad", sorted(p.name for p in (ROOT / "checks/monitor/bad").glob("*.prom")))
 def test_promtool_rejects_malformed_metric_files(bad):
-    assert promtool.metrics_problems(ROOT / "checks/monitor/bad" / bad)
+    """What promtool must say about each file is its declaration (checks/negatives.toml)."""
+    expected = negatives.declaration(f"monitor/bad/{bad}").expects[0].rejects
+    found = promtool.metrics_problems(ROOT / "checks/monitor/bad" / bad)
+    assert [p for p in found if expected in p], found
 
 
 def test_a_missing_promtool_is_a_failure_that_says_what_to_install(monkeypatch):
@@ -253,6 +256,8 @@ def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unsee
                                       if t["exp_alerts"]}
 
 
+@pytest.mark.negative("monitor/zrunbook-alerts.test.yml",
+                      expects="promtool test rules fails when a final try would not alert")
 @pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
 def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
     """The page's outcome check against rules that miss its purpose: the final-try rule dropped from a copy of the

@@ -140,6 +140,8 @@ def test_a_good_target_passes_every_apache_step_and_nothing_else_applies(fleet_r
     assert "the token signed" in found[("good", "apache-token-signs")]["message"]
 
 
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                      expects="verify fails exactly the key steps on the misconfigured target")
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_the_misconfigured_target_fails_exactly_the_key_steps(fleet_run):
     """The study's way, a key in a file: both token steps fail with their own sentences; resumption, protocols and the
@@ -175,6 +177,9 @@ def test_without_sudo_only_the_steps_needing_another_user_fail_and_say_so(fleet_
     assert found[("nosudo", "apache-protocols")]["verdict"] == "passed"
 
 
+@pytest.mark.negative("crypto/verify/check-tls-protocols.sh", "ihs/apache/check-hsts.sh",
+                      "ihs/apache/check-token-site-files.sh",
+                      expects="verify fails exactly the protocol, HSTS and file steps, each with its reason")
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_the_weakened_target_fails_exactly_the_protocol_hsts_and_file_steps_with_every_reason(fleet_run):
     """Faults that an earlier verify passed: each is found, the file check's three in one message."""

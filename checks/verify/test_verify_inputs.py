@@ -60,7 +60,7 @@ def test_groups_are_read_through_children(tmp_path):
 def test_a_profile_value_of_the_wrong_type_names_its_key_and_line(tmp_path):
     done = verify("--inventory", str(tmp_path / "none.yml"), "--profile", str(BAD / "wrong-type.toml"))
     assert done.returncode == 2
-    assert "wrong-type.toml:15: servers.apache.connections: must be integer, not str 'three'" in done.stderr
+    assert "wrong-type.toml:18: servers.apache.connections: must be integer, not str 'three'" in done.stderr
 
 
 @pytest.mark.snippet("verify/site-profile.toml", checker="site-profile")
@@ -74,7 +74,7 @@ def test_the_example_profile_is_valid_and_renders_the_bundle_env_file():
 
 def test_a_pin_written_into_the_profile_is_refused():
     problems = prof.file_problems(BAD / "pin-in-profile.toml")
-    assert problems == [f"{BAD / 'pin-in-profile.toml'}:7: tokens.web.user_pin: not a key of the site profile "
+    assert problems == [f"{BAD / 'pin-in-profile.toml'}:10: tokens.web.user_pin: not a key of the site profile "
                         "(the keys are in zrunbook/verify/profile.schema.json)"]
 
 
@@ -86,5 +86,5 @@ def test_the_single_token_form_of_older_profiles_says_how_to_name_tokens_now():
 
 def test_a_server_s_token_must_name_a_tokens_table():
     assert prof.file_problems(BAD / "token-not-defined.toml") == [
-        f"{BAD / 'token-not-defined.toml'}:13: servers.apache.token: 'webb' names no [tokens.webb] table (the profile "
+        f"{BAD / 'token-not-defined.toml'}:16: servers.apache.token: 'webb' names no [tokens.webb] table (the profile "
         "has web)"]

@@ -23,6 +23,8 @@ def as_login(host):
     return host.run(f"runuser -u {LOGIN} -- bash {snippet_path(CHECK)}")
 
 
+@pytest.mark.negative("verify/check-verify-sudo.sh",
+                      expects="the check fails for every sudo rule broader than the page's")
 @pytest.mark.snippet(CHECK, ACCOUNT, checker="testinfra")
 def test_the_page_s_account_passes_and_every_broader_rule_fails(fresh_host):
     host = fresh_host

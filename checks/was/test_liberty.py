@@ -182,6 +182,7 @@ def test_a_wrong_configuration_path_stops_the_server(liberty_host):
     assert "no such provider: SunPKCS11-IBMICATOK" in err  # the JDK skips a provider it cannot configure, silently
 
 
+@pytest.mark.negative("was/liberty/start-server.sh", expects="the start script refuses to run without a PIN")
 @pytest.mark.snippet(START, checker="open-liberty")
 def test_start_script_refuses_to_run_without_a_pin(liberty_host):
     result = liberty_host.run(f"runuser -u wasadmin -- env {liberty.ENV} bash {snippet_path(START)}")

@@ -154,6 +154,8 @@ def test_renewal_switches_liberty_to_the_new_token_key_with_a_restart(running):
     assert not re.search(rf"^{OLD},", listed, re.M), listed
 
 
+@pytest.mark.negative("daytwo/liberty-token-key.sh",
+                      expects="editing server.xml while Liberty runs closes the port until a restart")
 @pytest.mark.snippet(STEP, START, checker="open-liberty")
 def test_editing_server_xml_while_liberty_runs_closes_the_port_until_a_restart(running):
     """Why the switch restarts: Liberty applies a changed serverKeyAlias at once, but reads the PKCS #11 keystore

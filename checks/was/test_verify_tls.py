@@ -109,6 +109,8 @@ def test_every_handshake_signs_in_the_token_with_the_provider_last(server):
     assert "4 new TLS connections" in result.stdout
 
 
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                      expects="both checks fail for a key keytool made in software")
 @pytest.mark.snippet(IN_TOKEN, SIGNS, checker="testinfra")
 def test_a_key_keytool_made_in_software_fails_both_checks(fresh_host):
     # keytool without -providerName generates the pair in software and imports it: what this stand-in did
@@ -155,6 +157,8 @@ def test_a_key_generated_without_cka_private_lies_in_clear_in_the_token_director
     assert found, "no prime factor of the key's modulus in clear in the token's object files"
 
 
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                      expects="both checks fail for the study's PKCS #12 key file")
 @pytest.mark.snippet(IN_TOKEN, SIGNS, checker="testinfra")
 def test_the_studys_pkcs12_key_file_fails_both_checks(fresh_host):
     # Scenario 1 of the study: the server key in the PKCS#12 NodeDefaultKeyStore, the token only behind the

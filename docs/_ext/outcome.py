@@ -1,9 +1,10 @@
 """``{outcome}``: the check of a chapter's purpose, its negative cases and their results (zrunbook/guide/outcomes.py).
 
 Renders a box titled "Outcome check" with the page's sentence (what the check proves), the snippet a reader runs
-and, per negative case, the test and its result on each host from this checkout's results. A declaration the
-committed declarations do not back (a negative test that does not check the snippet) is a build problem, as is
-a how-to chapter without any outcome check (reported once, at the end of the build).
+and, per negative case, the test, what it expects (its ``@pytest.mark.negative``, zrunbook/negatives.py) and its
+result on each host from this checkout's results. A declaration the committed declarations do not back (a negative
+test that does not check the snippet) or that the test's mark does not (no mark for the snippet) is a build
+problem, as is a how-to chapter without any outcome check (reported once, at the end of the build).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from snippet import problem, state
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from zrunbook import SNIPPETS
+from zrunbook import SNIPPETS, negatives
 from zrunbook.guide import outcomes
 
 
@@ -31,7 +32,9 @@ class OutcomeDirective(SphinxDirective):
         declared = outcomes.Outcome(self.env.docname, rel, tuple(self.options.get("negative", "").split()),
                                     self.options.get("not-run-here", "").strip())
         where = f"{self.env.doc2path(self.env.docname, False)}:{self.lineno}"
-        for message in outcomes.problems(declared, self.env.zr_ledger, SNIPPETS):
+        marks = {t.test: t for t in negatives.negative_tests()}
+        for message in [*outcomes.problems(declared, self.env.zr_ledger, SNIPPETS),
+                        *outcomes.mark_problems(declared, {t: m.snippets for t, m in marks.items()})]:
             problem(env, self.env.docname, f"{where}: {message}")
         box = nodes.admonition(classes=["zr-outcome"])
         box += nodes.title("Outcome check", "Outcome check")
@@ -48,7 +51,8 @@ class OutcomeDirective(SphinxDirective):
                 line = nodes.paragraph()
                 name = test.split("::")[-1]
                 line += nodes.literal(name, name.replace("_", " ").removeprefix("test "))
-                line += nodes.Text(f" ({test.split('::')[0]}): ")
+                expects = marks[test].expects if test in marks else ""
+                line += nodes.Text(f" ({test.split('::')[0]})" + (f", expecting that {expects}: " if expects else ": "))
                 if all(outcome == "passed" for _host, outcome in runs):
                     line += nodes.Text("the check failed there, as it must (test passed on "
                                        + ", ".join(host for host, _outcome in runs) + ")")

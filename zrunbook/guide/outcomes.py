@@ -10,7 +10,10 @@ A page declares one with the ``{outcome}`` directive (docs/_ext/outcome.py)::
 ``:negative:`` names one or more tests (blank-separated, without the host in brackets) in which the check is
 run against a setup whose purpose is not met and must fail. The declarations (zrunbook/ledger.py) are the proof
 that they exist and check this snippet: ``problems()`` rejects a negative test they do not list among the
-snippet's checks; ``negative_results()`` reads this checkout's results.
+snippet's checks; ``negative_results()`` reads this checkout's results. Each such test also declares itself with
+``@pytest.mark.negative("<the box's snippet>", expects="...")`` (zrunbook/negatives.py; checks/test_negatives.py
+and the build hold that the page and the mark agree: ``mark_problems()``), which is what ``where`` lists and the box
+shows as what each negative case expects.
 Where no check can run on the check hosts (an IBM product on z/OS), ``:not-run-here:`` says why instead of a
 snippet, and the page still names what the reader runs.
 
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zrunbook.ledger import REGENERATE
+from zrunbook.snippets import expand
 
 DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{outcome\}[ \t]*(\S*)[ \t]*\n((?::[\w-]+:.*\n)*)", re.M)
 
@@ -78,6 +82,14 @@ def problems(outcome: Outcome, ledger: dict, snippets: Path) -> list[str]:
             out.append(f"negative case {test} does not check {outcome.snippet} (not in the declared checks of the "
                        f"file: mark the test with @pytest.mark.snippet and run {REGENERATE})")
     return out
+
+
+def mark_problems(outcome: Outcome, marked: dict[str, tuple[str, ...]]) -> list[str]:
+    """Each ``:negative:`` test must declare itself negative for the box's snippet: ``marked`` maps a test to the
+    snippets (paths or globs) of its ``@pytest.mark.negative`` (zrunbook.negatives.negative_tests())."""
+    return [f"negative case {test} is not marked @pytest.mark.negative({outcome.snippet!r}, expects=...) "
+            "(zrunbook/negatives.py)" for test in outcome.negatives if outcome.snippet
+            and not any(outcome.snippet == p or outcome.snippet in expand(p) for p in marked.get(test, ()))]
 
 
 def negative_results(outcome: Outcome, ledger: dict, digest: str | None) -> dict[str, list[tuple[str, str]]]:

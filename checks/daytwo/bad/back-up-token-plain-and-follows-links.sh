@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: daytwo/back-up-token.sh
+# checker: testinfra
+# rejects: holds what openCryptoki never writes
+# test: checks/daytwo/test_back_up_token.py::test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_followed
 # NEGATIVE CASE (checks/daytwo/test_back_up_token.py): back-up-token.sh before 2026-11-27. It wrote a plain tar.gz,
 # which anyone with a copy can attack offline (PINs of at most 8 characters, the wrap key a PBKDF2 of the PIN), and
 # as root it hashed every path of the group-writable token folder with sha256sum, which follows a symbolic link a

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: daytwo/switch-token-certificate.sh
+# checker: testinfra
+# rejects: served_to(host, ECDSA_ONLY, ca) == ""
+# test: checks/daytwo/test_renew_token_certificate.py::test_the_switch_as_it_was_drops_the_ecdsa_pair_of_the_two_key_site
 # NEGATIVE CASE (checks/daytwo/test_renew_token_certificate.py): the switch step before 2026-11-27. Its sed
 # rewrote every SSLCertificateFile and SSLCertificateKeyFile line, so on a site with an RSA and an ECDSA pair it
 # served the new RSA pair twice, dropped the ECDSA certificate and reported success; ECDSA-only clients then failed.

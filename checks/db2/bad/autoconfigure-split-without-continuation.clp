@@ -1,3 +1,6 @@
+-- negates: db2/tuning/autoconfigure-tradedb.clp
+-- checker: db2-clp
+-- rejects: AUTOCONFIGURE has no APPLY clause (DB ONLY, DB AND DBM or NONE)
 -- The study's AUTOCONFIGURE as printed, saved as a CLP file for db2 -vf: no ';' and no trailing '\'.
 autoconfigure using
   mem_percent 80

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: db2/tls/enable-tls.sh
+# checker: db2-clp
+# rejects: UPDATE DBM CFG SSL_CIPHERSPECS
 # Negative case: a cipher specification Db2 does not know (SHA512 is no TLS 1.2 MAC).
 set -euo pipefail
 db2 "UPDATE DBM CFG USING SSL_SVR_KEYDB /home/db2inst1/sqllib/security/server.p12 SSL_SVR_STASH /home/db2inst1/sqllib/security/server.sth"

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: db2/bufferpool/set-buffer-pool-2013.sh
+# checker: db2-clp
+# rejects: ALTER BUFFERPOOL ibmdefaultbp SIZE 1048576 fixes the size after
+# test: checks/errata/test_errata.py::test_static_checker_rejects_the_studys_form
 # The 2013 study's two Db2 steps in one script: the Configuration Advisor may resize the buffer pools
 # (bp_resizeable yes), then the default buffer pool gets a fixed size, which ends that self-tuning.
 set -euo pipefail

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: webseal/token/create-webseal-certificate.sh
+# checker: webseal-labels
+# rejects: token label: the certificate step creates 'pev011', webseald.conf
+# test: checks/errata/test_errata.py::test_static_checker_rejects_the_studys_form
 # The 2007 WebSEAL study's certificate step as its gsk7ikm figures show it, written as the runbook's wrapper:
 # the certificate goes into token pev011, while webseald.conf and the token set-up name websealserver.
 set -euo pipefail

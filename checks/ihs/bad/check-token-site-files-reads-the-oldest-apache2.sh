@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: ihs/apache/check-token-site-files.sh
+# checker: testinfra
+# rejects: /environ: No such process
+# test: checks/ihs/test_token_site_files.py::test_a_dead_unreaped_httpd_beside_the_running_one_does_not_fail_the_check
 # NEGATIVE CASE (checks/ihs/test_token_site_files.py): the check before 2026-11-27. It took the oldest process
 # named apache2 or httpd as httpd's parent, so a dead, unreaped httpd (a zombie, in a container without an init)
 # made it fail on reading /proc/PID/environ (No such process) while the running httpd was right.

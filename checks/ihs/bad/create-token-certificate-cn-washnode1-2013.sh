@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: ihs/gskit/create-token-certificate-2013.sh
+# checker: gskit-httpd-consistency
+# rejects: certificate CN and ServerName
+# test: checks/ihs/test_gskit_snippets.py::test_consistency_check_reports_the_studys_certificate_cn_that_differs_from_servername
 # Negative case: a valid gskcmd command with the study's CN typo (washnode1.net) while httpd.conf says
 # ServerName wasnode1.net (000_1ab4cc40e3a5fd7a.txt). The consistency check must report it.
 set -euo pipefail

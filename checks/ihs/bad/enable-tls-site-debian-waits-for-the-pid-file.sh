@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# negates: ihs/apache/enable-tls-site-debian.sh
+# checker: testinfra
+# rejects: Address already in use
+# test: checks/ihs/test_apache_site_steps.py::test_the_site_step_starts_httpd_only_once_the_old_one_has_ended
 # NEGATIVE CASE (checks/ihs/test_apache_site_steps.py): the site step before 2026-11-26. It waited for httpd's PID
 # file to go, but httpd removes that file before its parent process ends and closes its listening sockets, so the
 # start that follows can fail with "Address already in use" (seen once in a make check run).

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: db2/tls/create-server-keystore.sh
+# checker: gskit-cmd
+# rejects: gskcapicmd -cert -extract: -format is pem, not one of ascii, binary
 # Negative case: the Db2 keystore script with -format pem, which gsk8capicmd_64 -cert -extract does not know (ascii is PEM).
 # Creates the Db2 instance's TLS keystore: a PKCS #12 file with its password stashed beside it, a server
 # certificate in it, and that certificate extracted (PEM) for the clients' truststores. Run as the instance

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: webseal/pdadmin/*.sh
+# checker: pdadmin
+# rejects: acl modify test-unauthenticated: unknown action letters 'z' in 'Trz'
 # An ACL entry with a letter that is no action (z) and a group entry without the group's name.
 set -euo pipefail
 : "${PDADMIN_PASSWORD:?}"

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# negates: webseal/pdadmin/*.sh
+# checker: pdadmin
+# rejects: server task default-webseald-websealserver: -h (back-end host)
 # A TCP junction whose -h (back-end host) was lost, as in the study's Table 5 where the cells split it.
 set -euo pipefail
 : "${PDADMIN_PASSWORD:?}"

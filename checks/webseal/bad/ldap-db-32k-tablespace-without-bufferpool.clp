@@ -1,3 +1,6 @@
+-- negates: webseal/ldap-db/*
+-- checker: ldap-db2-clp
+-- rejects: CREATE TABLESPACE MANAGED BY SYSTEM names no containers
 -- The study's table space with the quote closed: 32 KB pages but no 32 KB buffer pool named, no container.
 CREATE DATABASE ldapdb2 USING CODESET UTF-8 TERRITORY US;
 CONNECT TO ldapdb2;

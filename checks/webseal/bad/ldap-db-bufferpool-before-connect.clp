@@ -1,3 +1,6 @@
+-- negates: webseal/ldap-db/*
+-- checker: ldap-db2-clp
+-- rejects: CREATE BUFFERPOOL before CONNECT TO: the CLP has no database
 -- Buffer pool created with no database connection, with the clause Db2 no longer has.
 CREATE DATABASE ldapdb2 USING CODESET UTF-8 TERRITORY US;
 CREATE BUFFERPOOL LDAPBP SIZE 1230 PAGESIZE 32K NOT EXTENDED STORAGE;

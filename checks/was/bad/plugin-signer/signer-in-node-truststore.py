@@ -1,3 +1,7 @@
+# negates: was/wsadmin/add-signer-to-plugin-keystore.py
+# checker: jython-fake
+# rejects: the signer was-ca is not added to CMSKeyStore
+# test: checks/was/test_wsadmin_scripts.py::test_plugin_keystore_check_names_what_keeps_the_signer_from_the_plug_in
 # ruff: noqa: F821 - a wsadmin script: AdminConfig, AdminTask and AdminControl are given by wsadmin.
 # Negative case for was/wsadmin/add-signer-to-plugin-keystore.py (outcome): every call is valid, but the signer goes
 # to the node's trust store, not to the web server's CMSKeyStore; propagateKeyring copies a key database without it.

@@ -1,3 +1,7 @@
+# negates: was/wsadmin/add-signer-to-plugin-keystore.py
+# checker: jython-fake
+# rejects: the key database is propagated before the change is saved
+# test: checks/was/test_wsadmin_scripts.py::test_plugin_keystore_check_names_what_keeps_the_signer_from_the_plug_in
 # ruff: noqa: F821 - a wsadmin script: AdminConfig, AdminTask and AdminControl are given by wsadmin.
 # Negative case for was/wsadmin/add-signer-to-plugin-keystore.py (outcome): propagated before the save, so what
 # is copied to the web server is the key database as it was before the signer was added.
