@@ -247,3 +247,45 @@ def test_the_script_stops_with_a_sentence_without_db2cli_or_tls_in_the_connectio
                       f"{shlex.quote(clear)}")
     assert result.rc == 1
     assert "has no SECURITY=SSL" in result.stderr, output(result)
+
+
+# --- post-quantum key exchange: what the GSKit client offers (issue 44, item 4) -----------------------------------
+
+
+def test_the_parser_reads_the_groups_openssl_offers_so_an_ml_kem_offer_would_be_seen(cli):
+    """The control: OpenSSL 3.5's s_client asked for X25519MLKEM768 and X25519 shows both in supported_groups and
+    the hybrid one in key_share, so the next tests' 'no ML-KEM' is read from a parser that sees ML-KEM."""
+    host, _names = cli
+    result, hello = endpoint.recorded(host, WORK, port(), f"echo | openssl s_client -connect localhost:{port()} "
+                                                          "-groups X25519MLKEM768:X25519 -brief", hold=3)
+    offer = client_hello.parse(hello)
+    assert offer is not None, hello[-2000:]
+    assert offer.groups == (0x11EC, 0x001D), offer.groups
+    assert offer.key_shares[0] == 0x11EC, offer.key_shares
+
+
+@pytest.mark.snippet(CFG, TEST, checker="db2cli")
+def test_db2cli_offers_only_classical_key_exchange_groups(cli):
+    """GSKit 8.0.60.5 as db2cli's TLS 1.3 client, with the page's configuration: its supported_groups and key_share
+    name no ML-KEM group (hybrid or pure). The groups it does offer are what the post-quantum page quotes."""
+    host, _names = cli
+    _result, hello = run(host, "TRADETLS", cfg=copied(host, CFG, "db2dsdriver.cfg"))
+    offer = client_hello.parse(hello)
+    assert offer is not None, "the driver sent no TLS ClientHello"
+    named = [client_hello.GROUPS.get(g, f"0x{g:04X}") for g in offer.groups]
+    assert offer.groups, hello[-2000:]
+    assert not set(offer.groups) & client_hello.ML_KEM, named
+    assert not set(offer.key_shares) & client_hello.ML_KEM, offer.key_shares
+    assert named == list(values.GSKIT_CLIENT_GROUPS), named
+
+
+@pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
+                      expects="the connection test fails against a server that allows only ML-KEM key exchange")
+@pytest.mark.snippet(CFG, TEST, checker="db2cli")
+def test_against_a_server_that_allows_only_ml_kem_groups_db2cli_s_handshake_fails(cli):
+    host, _names = cli
+    result, hello = run(host, "TRADETLS", cfg=copied(host, CFG, "db2dsdriver.cfg"),
+                        server_args="-groups X25519MLKEM768:SecP256r1MLKEM768:SecP384r1MLKEM1024:MLKEM768")
+    assert client_hello.parse(hello) is not None  # the driver offered, the server found no group in common
+    assert "CIPHER is" not in hello
+    assert_refused(result, '"sqlccSSLSocketSetup"', "the TLS handshake failed")

@@ -2,7 +2,8 @@
 their two-byte codes) and the protocol versions of its supported_versions extension (RFC 8446, 4.2.1; without
 it, the legacy version field). The Db2 chapter's checks use it to prove what IBM's JDBC driver offers.
 
-``parse(msg_output)`` returns an ``Offer`` or None when the output holds no ClientHello (a client that did not
+``parse(msg_output)`` returns an ``Offer`` (suites, versions, and the key-exchange groups of supported_groups and
+key_share) or None when the output holds no ClientHello (a client that did not
 speak TLS at all). ``names(openssl_ciphers_v)`` maps codes to IANA names from ``openssl ciphers -V -stdname``.
 """
 
@@ -20,6 +21,20 @@ HEX_LINE = re.compile(r"^\s+((?:[0-9a-f]{2} ?)+)\s*$")
 class Offer:
     suites: tuple[int, ...]  # cipher suite codes in the client's order, signalling values left out
     versions: tuple[str, ...]  # protocol versions offered, highest first as the client sent them
+    groups: tuple[int, ...] = ()  # supported_groups (RFC 8446, 4.2.7) in the client's order, GREASE left out
+    key_shares: tuple[int, ...] = ()  # the groups of the key_share extension's entries (4.2.8)
+
+
+# Key-exchange group code points (IANA TLS Supported Groups registry) for the names the checks print
+GROUPS = {0x0017: "secp256r1", 0x0018: "secp384r1", 0x0019: "secp521r1", 0x001D: "x25519", 0x001E: "x448",
+          0x0100: "ffdhe2048", 0x0101: "ffdhe3072", 0x0102: "ffdhe4096", 0x0103: "ffdhe6144", 0x0104: "ffdhe8192",
+          0x0200: "MLKEM512", 0x0201: "MLKEM768", 0x0202: "MLKEM1024", 0x11EB: "SecP256r1MLKEM768",
+          0x11EC: "X25519MLKEM768", 0x11ED: "SecP384r1MLKEM1024"}
+ML_KEM = {code for code, name in GROUPS.items() if "MLKEM" in name}
+
+
+def _grease(code: int) -> bool:
+    return code & 0x0F0F == 0x0A0A and code >> 8 == code & 0xFF
 
 
 def _client_hello_bytes(text: str) -> bytes | None:
@@ -51,18 +66,29 @@ def parse(text: str) -> Offer | None:
     at += 2 + n
     at += 1 + data[at]  # compression methods
     versions = [VERSIONS.get(legacy, hex(legacy))]
+    groups: list[int] = []
+    shares: list[int] = []
     if at + 2 <= len(data):
         end = at + 2 + int.from_bytes(data[at:at + 2], "big")
         at += 2
         while at + 4 <= end:
             kind, size = int.from_bytes(data[at:at + 2], "big"), int.from_bytes(data[at + 2:at + 4], "big")
             body = data[at + 4:at + 4 + size]
+            if kind == 0x000A:  # supported_groups: a two-byte length, then two bytes a group
+                size_of_list = int.from_bytes(body[:2], "big")
+                groups = [int.from_bytes(body[2 + i:4 + i], "big") for i in range(0, size_of_list, 2)]
+            elif kind == 0x0033:  # key_share: a two-byte length, then (group, two-byte length, key) entries
+                shares, i = [], 2
+                while i + 4 <= len(body):
+                    shares.append(int.from_bytes(body[i:i + 2], "big"))
+                    i += 4 + int.from_bytes(body[i + 2:i + 4], "big")
             if kind == 0x002B:  # supported_versions: one length byte, then two bytes a version
                 versions = [VERSIONS.get(int.from_bytes(body[1 + i:3 + i], "big"), body[1 + i:3 + i].hex())
                             for i in range(0, body[0], 2)
                             if body[1 + i] & 0x0F != 0x0A]  # GREASE values (0x?A?A) are not versions
             at += 4 + size
-    return Offer(tuple(c for c in codes if c not in SCSV), tuple(versions))
+    return Offer(tuple(c for c in codes if c not in SCSV), tuple(versions), tuple(g for g in groups if not _grease(g)),
+                 tuple(g for g in shares if not _grease(g)))
 
 
 # TLS 1.3 suites (RFC 8446, B.4) that ``openssl ciphers`` does not list by default; GSKit offers them

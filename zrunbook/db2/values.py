@@ -182,3 +182,13 @@ def cli_wheel() -> str:
     from zrunbook import clidriver
 
     return f"ibm_db {clidriver.VERSION}"
+
+
+# The key-exchange groups db2cli's GSKit offers as a TLS 1.3 client (supported_groups, in its order), asserted by
+# checks/db2/test_db2_cli_tls.py (test_db2cli_offers_only_classical_key_exchange_groups); the post-quantum page
+# quotes it.
+GSKIT_CLIENT_GROUPS = ("x25519", "secp256r1", "secp384r1", "secp521r1", "x448")
+
+
+def cli_gskit_client_groups() -> str:
+    return ", ".join(GSKIT_CLIENT_GROUPS)
