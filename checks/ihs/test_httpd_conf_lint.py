@@ -93,7 +93,6 @@ REJECTED = {
 }
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
 @pytest.mark.parametrize("bad", sorted(REJECTED))
 def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
@@ -105,7 +104,6 @@ def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
     assert REJECTED[bad] in result.stderr, output(result)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 def test_httpd_t_with_the_lint_accepts_the_studys_sidd_socket_line(host):
     """IHS 9.0.5 still documents sidd and SSLCachePortFilename, so the study's own line passes; only a path
     too long for a Unix socket is rejected (the negative case above)."""

@@ -28,7 +28,6 @@ time.sleep(600)
 """
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_dead_unreaped_httpd_beside_the_running_one_does_not_fail_the_check(fresh_host):
@@ -56,7 +55,6 @@ def check(host):
     return host.run(f"bash {snippet_path(CHECK)}")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_pin_changed_behind_the_pin_file_or_httpd_fails_the_check_which_logs_in_to_nothing(fresh_host):
