@@ -2,7 +2,7 @@
 
 amd64 initialises openCryptoki's soft token, s390x (qemu-user) the ICA token; the snippet finds the slot
 itself. pkcsconf's exit status is not trusted: every outcome is read from ``pkcsconf -t`` flags and
-judged by ``token_flags.problems`` (the rules in facts/token-flags.csv). The PINs are the test set of
+judged by ``token_flags.problems`` (the rules in facts/crypto/token-flags.csv). The PINs are the test set of
 checks/hosts/token.py; the wrong ones below are overrides of it.
 """
 

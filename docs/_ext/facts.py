@@ -1,6 +1,6 @@
 """Reference content generated from the data the checks use: nothing typed twice.
 
-* ``{facts-table} facts/db2/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
+* ``{facts-table} facts/db2/ipc-minimums.csv`` renders a CSV file (header row first) as a table.
   Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows;
   ``:rows: crypto.routes:with_route`` passes the rows through a function of ``zrunbook/<module>.py`` that adds
   computed columns (a route decided by another table), so the page never shows a typed copy of them.
