@@ -202,8 +202,9 @@ class ComputedValue(SphinxRole):
             mod_path = Path(module.__file__)
             self.env.note_dependency(str(mod_path))
             value = str(getattr(module, func_name)())
-            for dep in getattr(module, "DEPENDS_ON", []):
+            for dep in getattr(module, "DEPENDS_ON", []):  # held to what the module reads: test_values_depend_on.py
                 self.env.note_dependency(str(root / dep))
+            self.env.note_dependency(str(root / "facts" / "schema.toml"))  # every table it reads is checked against it
         except Exception as exc:  # any failure is a build error naming page and line
             message = f"{where}: computed value {self.text!r} failed: {type(exc).__name__}: {exc}"
             logger.warning(message, type="facts")
