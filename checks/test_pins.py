@@ -4,7 +4,8 @@ dependency group) gives it the same version range.
 A group that needs what another group pins includes that group (``{include-group = ...}``) instead of repeating it;
 where a package must be listed twice (the wheel's ``dependencies`` and the verify group, jsonschema in the profile
 group too, hatchling as the build backend and in the docs group, javaproperties in the docs group and in the check
-group that bench-tls installs alone), this test holds the ranges equal, so a pin raised in one place cannot leave the other behind.
+group that bench-tls installs alone), this test holds the ranges equal, so a pin raised in one place cannot leave
+the other behind.
 """
 
 from __future__ import annotations
