@@ -6,7 +6,7 @@
 * The README's "Targets" list is the Makefile's `##` lines, word for word and in order.
 * Every module in docs/_ext is loaded by conf.py and named in the maintainers' page (docs/reference/maintainers.md).
 * The Makefile's BENCHES, the bench target's `##` text and the maintainers' page's "Measuring" list name the same
-  kinds.
+  kinds, and .PHONY names every target the Makefile defines.
 """
 
 from __future__ import annotations
@@ -133,3 +133,28 @@ def test_the_bench_check_finds_a_kind_left_out():
     makefile = "BENCHES := tls walk\nbench: ## measure: WHAT=tls|walk\n"
     assert bench_problems(makefile, "## Measuring\n\n- `WHAT=tls`: TLS\n") == [
         "the maintainers' page names ['tls'], BENCHES ['tls', 'walk']"]
+
+
+def phony_problems(makefile: str) -> list[str]:
+    """.PHONY names every target the Makefile defines and no other; each bench kind has its bench-KIND recipe."""
+    benches = re.search(r"^BENCHES := (.*)$", makefile, re.M).group(1).split()
+    phony = re.search(r"^\.PHONY: (.*)$", makefile, re.M).group(1)
+    phony = set(phony.replace("$(addprefix bench-,$(BENCHES))", " ".join(f"bench-{b}" for b in benches)).split())
+    defined = set(re.findall(r"^([a-z][a-z-]*):(?!=)", makefile, re.M))
+    out = [f"{t}: a target .PHONY leaves out" for t in sorted(defined - phony)]
+    out += [f"{t}: in .PHONY, but the Makefile defines no such target" for t in sorted(phony - defined)]
+    out += [f"bench-{b}: BENCHES names it, but it has no recipe" for b in benches if f"bench-{b}" not in defined]
+    return out
+
+
+def test_phony_names_every_target():
+    assert phony_problems((ROOT / "Makefile").read_text(encoding="utf-8")) == []
+
+
+def test_the_phony_check_finds_a_target_left_out_and_one_gone():
+    makefile = ("BENCHES := tls walk\n.PHONY: help gone $(addprefix bench-,$(BENCHES))\nhelp: ## list\n"
+                "check: ## run\nbench-tls:\n")
+    assert phony_problems(makefile) == ["check: a target .PHONY leaves out",
+                                        "bench-walk: in .PHONY, but the Makefile defines no such target",
+                                        "gone: in .PHONY, but the Makefile defines no such target",
+                                        "bench-walk: BENCHES names it, but it has no recipe"]
