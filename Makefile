@@ -73,7 +73,7 @@ doctor: ## name the known reasons a host's token stops answering: HOST=name INVE
 	$(TOX) -q -e doctor -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" --host "$(HOST)"
 
 BENCHES := tls verify liberty token pq soak walk build hosts snippet
-bench: ## measure on this machine: WHAT=tls|verify|liberty|token|pq|soak|walk|build|hosts|snippet (README: "Measuring"); hosts takes BENCH=cold|whole
+bench: ## measure on this machine: WHAT=tls|verify|liberty|token|pq|soak|walk|build|hosts|snippet (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
 	@case " $(BENCHES) " in *" $(WHAT) "*) ;; *) echo "make bench: give WHAT=, one of: $(BENCHES)" >&2; exit 2 ;; esac
 	$(call setup,$(if $(filter build,$(WHAT)),pdf,check))
 	$(TOX) -q -e check --notest

@@ -37,7 +37,6 @@ def test_the_arguments_are_the_table_rows_that_name_a_release():
                r["distribution"] != "upstream")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_debian_13_passes_fixed_for_two_cves_and_not_affected_by_the_third(host):
     r = run_snippet(host, CHECK, *arguments())
@@ -52,7 +51,6 @@ def test_debian_13_passes_fixed_for_two_cves_and_not_affected_by_the_third(host)
 
 @pytest.mark.negative("crypto/verify/check-fixed-versions.sh",
                       expects="the check fails for a release that has no fixed package")
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_a_release_with_no_fixed_package_fails(host):
     r = run_snippet(host, CHECK, "debian 13", "CVE-2026-22791", "opencryptoki", "none")
@@ -63,7 +61,6 @@ def test_a_release_with_no_fixed_package_fails(host):
 
 @pytest.mark.negative("crypto/verify/check-fixed-versions.sh",
                       expects="the check fails, in a sentence, for an openCryptoki older than the fixed version")
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_an_opencryptoki_older_than_the_fixed_version_fails_with_a_sentence(fresh_host):
     fresh_host.run_expect([0], "mkdir -p /tmp/old")
@@ -79,7 +76,6 @@ def test_an_opencryptoki_older_than_the_fixed_version_fails_with_a_sentence(fres
     assert "Every package checked is at or above its fixed version." in r.stdout
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_a_release_without_confirmed_rows_is_cannot_tell_not_a_failure(host):
     r = run_snippet(host, CHECK, "sles 16", "CVE-2026-40253", "openCryptoki", "3.27")
@@ -87,7 +83,6 @@ def test_a_release_without_confirmed_rows_is_cannot_tell_not_a_failure(host):
     assert "Cannot tell: the table confirms no fixed versions for debian 13." in r.stderr, output(r)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_the_check_asks_for_quadruples(host):
     r = run_snippet(host, CHECK, "debian 13", "CVE-2026-23893", "opencryptoki")

@@ -17,7 +17,6 @@ def run_check(host):
     return host.run(f"env TOKEN_USER_PIN=00000000 SLOT=1 bash {snippet_path(CHECK)} localhost:443")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_the_key_check_refuses_an_opencryptoki_older_than_3_21_by_its_version(fresh_host):
     start_pkcsslotd(fresh_host)

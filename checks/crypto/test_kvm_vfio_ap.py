@@ -54,7 +54,7 @@ def validate_hostdev(host, element: str):
     return host.run("virt-xml-validate /tmp/domain.xml domain")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="mdevctl and virt-xml-validate are in the amd64 image only")
 @pytest.mark.snippet(JSON, checker="mdevctl")
 def test_mdevctl_defines_the_vfio_ap_device_with_its_four_attributes_in_order(fresh_host):
     r = define(fresh_host, (SNIPPETS / JSON).read_text())
@@ -72,7 +72,7 @@ def test_mdevctl_defines_the_vfio_ap_device_with_its_four_attributes_in_order(fr
     assert "refusing to overwrite" in again.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="mdevctl and virt-xml-validate are in the amd64 image only")
 @pytest.mark.snippet(JSON, checker="mdevctl")
 @pytest.mark.parametrize("bad", sorted(MDEVCTL_REFUSES))
 def test_mdevctl_refuses_each_broken_definition(fresh_host, bad):
@@ -82,7 +82,7 @@ def test_mdevctl_refuses_each_broken_definition(fresh_host, bad):
     assert fresh_host.run(f"find {SCRATCH}/etc/mdevctl.d -type f | grep -q .").rc == 1  # nothing defined
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="mdevctl and virt-xml-validate are in the amd64 image only")
 @pytest.mark.snippet(HOSTDEV, checker="virt-xml-validate")
 def test_libvirt_schema_accepts_the_vfio_ap_hostdev(fresh_host):
     r = validate_hostdev(fresh_host, (SNIPPETS / HOSTDEV).read_text())
@@ -90,7 +90,7 @@ def test_libvirt_schema_accepts_the_vfio_ap_hostdev(fresh_host):
     assert "/tmp/domain.xml validates" in r.stdout + r.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="mdevctl and virt-xml-validate are in the amd64 image only")
 @pytest.mark.snippet(HOSTDEV, checker="virt-xml-validate")
 @pytest.mark.parametrize("bad", XML_BAD)
 def test_libvirt_schema_refuses_each_broken_hostdev(fresh_host, bad):

@@ -32,7 +32,6 @@ def test_user_is_in_pkcs11_and_keeps_its_other_groups(fresh_host):
     assert "pkcs11" in result.stdout.splitlines()[-1]
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_adding_the_user_twice_changes_nothing(fresh_host):
     make_wasadmin(fresh_host)
@@ -44,7 +43,6 @@ def test_adding_the_user_twice_changes_nothing(fresh_host):
     assert fresh_host.file("/etc/group").content_string == before
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_service_user_can_come_from_the_environment(fresh_host):
     result = fresh_host.run(f"SERVICE_USER=nobody bash /snippets/{SNIPPET}")
@@ -54,7 +52,6 @@ def test_service_user_can_come_from_the_environment(fresh_host):
 
 @pytest.mark.negative("crypto/pkcs11-group/add-user-to-pkcs11-group.sh",
                       expects="a user that does not exist stops the step with a sentence")
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_user_stops_with_a_sentence(host):
     result = run_snippet(host, SNIPPET, "no-such-user")
@@ -64,7 +61,6 @@ def test_a_missing_user_stops_with_a_sentence(host):
 
 @pytest.mark.negative("crypto/pkcs11-group/add-user-to-pkcs11-group.sh",
                       expects="a missing pkcs11 group stops the step with a sentence")
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_missing_pkcs11_group_stops_with_a_sentence(fresh_host):
     fresh_host.run_expect([0], "groupdel -f pkcs11")
@@ -73,7 +69,6 @@ def test_a_missing_pkcs11_group_stops_with_a_sentence(fresh_host):
     assert "Group pkcs11 does not exist" in result.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 def test_the_studys_usermod_drops_the_users_other_groups(fresh_host):
     """Negative case: the same check that passes the snippet catches the study's line."""
     make_wasadmin(fresh_host)

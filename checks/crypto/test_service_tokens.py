@@ -46,7 +46,6 @@ def test_pkcsslotd_reads_the_service_slot_and_finds_an_ica_token_there(fresh_hos
     assert "Model: ICA" in info, info
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STANZA, checker="testinfra")
 def test_each_service_token_has_its_own_pins_and_keys(fresh_host):
     """Also settles what the openCryptoki page says of comments: the stanza's braces hold a '#' line, and 3.23's
@@ -74,7 +73,6 @@ def test_each_service_token_has_its_own_pins_and_keys(fresh_host):
     assert fresh_host.check_output(f"pkcsconf -t -c {was_slot}").count(f"Label: {LABEL}") == 1
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STANZA, checker="testinfra")
 def test_usergroup_on_opencryptoki_3_23_stops_pkcsslotd(fresh_host):
     append_stanza(fresh_host, (REPO / USERGROUP).read_text().replace("libpkcs11_ica.so", "libpkcs11_sw.so"))

@@ -6,6 +6,7 @@ Containers have no systemd, so the snippet's container branch runs here; the sys
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.steps import run_snippet
 
 SNIPPET = "crypto/opencryptoki/start-pkcsslotd.sh"
@@ -21,7 +22,6 @@ def test_pkcsslotd_runs_with_its_socket_and_lists_the_token_slot(fresh_host):
     assert f"Slot #{TOKEN_SLOT[fresh_host.zr_name]} Info" in result.stdout
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_starting_pkcsslotd_twice_keeps_one_daemon(fresh_host):
     run_snippet(fresh_host, SNIPPET)
@@ -30,7 +30,6 @@ def test_starting_pkcsslotd_twice_keeps_one_daemon(fresh_host):
     assert len(fresh_host.process.filter(comm="pkcsslotd")) == 1
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_start_pkcsslotd_as_a_user_stops_with_a_sentence(host):
     result = host.run(f"su -s /bin/bash nobody -c 'bash /snippets/{SNIPPET}'")
@@ -38,7 +37,6 @@ def test_start_pkcsslotd_as_a_user_stops_with_a_sentence(host):
     assert "Run this as root" in result.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_pkcsslotd_starts_without_pgrep_and_systemd_tmpfiles(fresh_host):
     """A clean Debian has neither (procps and systemd are not in a minimal system): the reader's first run
@@ -51,7 +49,6 @@ def test_pkcsslotd_starts_without_pgrep_and_systemd_tmpfiles(fresh_host):
     assert f"Slot #{TOKEN_SLOT[fresh_host.zr_name]} Info" in result.stdout
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_daemon_that_does_not_answer_is_not_reported_as_running(fresh_host):
     """The reader saw "pkcsslotd is running" while pkcsconf -s failed: the snippet now asks the daemon itself.
@@ -64,7 +61,6 @@ def test_a_daemon_that_does_not_answer_is_not_reported_as_running(fresh_host):
     assert "did not come up, or does not answer" in result.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_shell_without_the_pkcs11_group_is_told_to_log_in_again(fresh_host):
     """The reader's root shell predated the install, so it lacked the group the package had just given root,
@@ -79,7 +75,6 @@ def test_a_shell_without_the_pkcs11_group_is_told_to_log_in_again(fresh_host):
 NEW_SLOT = "\nslot 5\n{\nstdll = libpkcs11_sw.so\ntokname = swtok-restart\n}\n"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_restart_makes_a_running_daemon_read_a_changed_configuration(fresh_host):
     """The page's route after a change to opencryptoki.conf: a plain start leaves the running daemon (and its old
@@ -96,7 +91,7 @@ def test_restart_makes_a_running_daemon_read_a_changed_configuration(fresh_host)
     assert live == "1", live
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SUBREAPER)
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_restart_under_a_parent_that_never_reaps_starts_a_new_daemon_and_says_why_the_old_one_lingers(fresh_host):
     """A container without an init: the stopped daemon stays a zombie. The restart does not count it as running,

@@ -18,7 +18,6 @@ def as_admin(host, command: str):
     return host.run(f"runuser -u {ADMIN} -- env {command}")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_a_pkcs11_member_initialises_the_token_without_root(fresh_host):
     start_pkcsslotd(fresh_host)
@@ -31,7 +30,6 @@ def test_a_pkcs11_member_initialises_the_token_without_root(fresh_host):
     assert token_flags.problems(token_flags.flags_in(info)) == [], info
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_a_user_outside_pkcs11_cannot_initialise_the_token(fresh_host):
     start_pkcsslotd(fresh_host)

@@ -52,7 +52,6 @@ def test_a_pkcs11_member_stores_keys_only_once_the_token_folders_are_opened(fres
 
 
 @pytest.mark.from_state(TOKEN_MEMBER)
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_token_folders_belong_to_pkcs11_and_are_closed_to_others(fresh_host):
     run_snippet(fresh_host, SNIPPET)
@@ -66,7 +65,6 @@ def test_token_folders_belong_to_pkcs11_and_are_closed_to_others(fresh_host):
             assert f.mode & 0o070 == 0o070, f"{path}: mode {f.mode:o}"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_opening_the_token_folders_twice_changes_nothing(fresh_host):
     start_pkcsslotd(fresh_host)
@@ -78,7 +76,6 @@ def test_opening_the_token_folders_twice_changes_nothing(fresh_host):
     assert "nothing changed" in second.stdout
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_opening_the_token_folders_as_a_normal_user_stops_with_a_sentence(fresh_host):
     fresh_host.run_expect([0], "useradd -m wasadmin")

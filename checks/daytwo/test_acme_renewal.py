@@ -33,7 +33,8 @@ from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
 from checks.hosts.util import ok, output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64",
+                                    why="Pebble and certbot are in the amd64 image only (checks/hosts/Containerfile)")
 
 RENEW = "daytwo/acme/renew-token-certificate-acme.sh"
 SERVICE, TIMER, CRON = (f"daytwo/acme/renew-token-certificate.{k}" for k in ("service", "timer", "cron"))

@@ -15,6 +15,7 @@ provider's check does not depend on the architecture.
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
 from checks.hosts.pin_state import FAILED, FINAL_TRY, LOCKED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.steps import snippet_path
@@ -22,7 +23,7 @@ from checks.hosts.token import ADMIN, slot_of, token_admin
 from checks.hosts.util import ok, output
 from zrunbook.shown_output import assert_shown_output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256)
 
 CLEAR = "daytwo/clear-pin-count.sh"
 CLEAR_OUT = "daytwo/clear-pin-count.out"

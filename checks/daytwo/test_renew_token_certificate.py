@@ -21,12 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.apache import CA, ECDSA_CERT, TOKEN_KEY, put, serve_token, serve_token_ecdsa
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of, token_env
 from checks.hosts.util import ok, output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.SLOW_LOGIN)
 
 SWITCH = "daytwo/switch-token-certificate.sh"
 REMOVE = "daytwo/remove-old-token-key.sh"

@@ -17,6 +17,7 @@ the soft and the ICA token alike, and httpd's reading of the PIN file does not d
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
 from checks.hosts.pin_state import COUNT_LOW, FAILED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.steps import snippet_path
@@ -24,7 +25,7 @@ from checks.hosts.token import ADMIN, slot_of
 from checks.hosts.util import ok, output
 from zrunbook.shown_output import assert_shown_output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256)
 
 ROTATE = "daytwo/rotate-token-pin.sh"
 ROTATED = "daytwo/check-pin-rotated.sh"

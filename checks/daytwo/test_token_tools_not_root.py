@@ -26,8 +26,6 @@ from checks.hosts.token import ADMIN, slot_of, token_env
 from checks.hosts.util import ok, output
 from zrunbook import SNIPPETS
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
-
 KEY_STEP = "ihs/apache/create-token-key-and-csr.sh"
 ROTATE = "daytwo/rotate-token-pin.sh"
 REMOVE = "daytwo/remove-old-token-key.sh"

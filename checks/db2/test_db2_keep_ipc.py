@@ -19,7 +19,6 @@ def keep_ipc(host, conf: str = snippet_path(DROP_IN)):
     return host.run(f"bash {snippet_path(STEP)} {conf}")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STEP, DROP_IN, checker="testinfra")
 def test_logind_keeps_ipc_at_logout_after_the_step(fresh_host):
     before = fresh_host.run("systemd-analyze cat-config systemd/logind.conf")
@@ -36,7 +35,6 @@ def test_logind_keeps_ipc_at_logout_after_the_step(fresh_host):
     assert again.rc == 0, output(again)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STEP, DROP_IN, checker="testinfra")
 def test_keep_ipc_step_fails_when_a_later_file_or_another_section_wins(fresh_host):
     """Negative cases: a vendor drop-in read after ours sets RemoveIPC=yes again; the same line under a section

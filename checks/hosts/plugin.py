@@ -7,7 +7,10 @@ Fixtures
     ``fresh_host``: the same, but a new container for each test, removed after it: for tests that change
     state (token initialisation, usermod, files written).
     ``@pytest.mark.only_hosts("debian13-s390x")``: deselects (never skips) a host test's other hosts,
-    for checks that only make sense on one architecture.
+    for checks that only make sense on one architecture. amd64 already runs every host test, so a mark that
+    leaves out the s390x host matters only for ``ZR_EVERY_HOST=1`` and must say what stops the test there:
+    ``only_hosts("debian13-amd64", why="Pebble and certbot are in the amd64 image only")``; without ``why``
+    it is a usage error.
     ``@pytest.mark.arch_dependent("why")``: a host test runs on the s390x host (under qemu, five to ten times
     slower) only when its outcome can depend on the architecture, and says why: the ICA token and libica,
     the ibmca provider, s390x library paths, packages that differ per architecture. Every other host test
@@ -280,7 +283,8 @@ def _raise_interrupt(signum, frame):
 def pytest_configure(config):
     selected_hosts()  # a UsageError for unknown names, before anything runs
     config.addinivalue_line(
-        "markers", "only_hosts(*names): run this host test on these container hosts only (others deselected)"
+        "markers", "only_hosts(*names, why=None): run this host test on these container hosts only (others "
+        "deselected); why= says what stops it on the s390x host when it leaves that host out"
     )
     config.addinivalue_line(
         "markers", "arch_dependent(why): this host test's outcome can depend on the architecture: it also runs "
@@ -349,6 +353,10 @@ def pytest_collection_modifyitems(config, items):
         unknown = set(marker.args) - set(ALL_HOSTS) if marker else set()
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: only_hosts names unknown hosts {sorted(unknown)}")
+        if marker and S390X not in marker.args and not str(marker.kwargs.get("why") or "").strip():
+            raise pytest.UsageError(f"{item.nodeid}: only_hosts{marker.args} needs why=: amd64 already runs every "
+                                    "host test, so the mark matters only for ZR_EVERY_HOST=1; say what stops the test "
+                                    "on s390x, or remove the mark")
         # a chapter's own host fixture parametrized over host names (jdbc_host, liberty_host): ZR_HOSTS applies
         others = [v for v in (callspec.params.values() if callspec else ()) if isinstance(v, str) and v in ALL_HOSTS]
         unselected = any(v not in SELECTED for v in others)

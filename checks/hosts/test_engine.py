@@ -241,6 +241,26 @@ def test_a_host_mark_without_a_reason_is_a_usage_error(tmp_path, mark):
     assert f"{mark} needs a reason" in proc.stdout + proc.stderr
 
 
+def test_an_amd64_only_mark_must_say_what_stops_the_test_on_s390x(tmp_path):
+    """amd64 runs every host test already: a mark that leaves out the s390x host changes only ZR_EVERY_HOST=1, so
+    it must say why (only_hosts(..., why=...)). A bare one is a usage error; with a reason it collects, on amd64
+    only even with ZR_EVERY_HOST=1; an s390x-only mark needs no reason."""
+    bare = tmp_path / "test_bare.py"
+    bare.write_text('import pytest\n\n@pytest.mark.only_hosts("debian13-amd64")\ndef test_x(host):\n    pass\n')
+    proc = _collect("-p", "checks.hosts.plugin", "--rootdir", str(eng.REPO), str(bare))
+    assert proc.returncode != 0
+    assert "only_hosts('debian13-amd64',) needs why=" in proc.stdout + proc.stderr
+    said = tmp_path / "test_said.py"
+    said.write_text('import pytest\n\n@pytest.mark.only_hosts("debian13-amd64", why="amd64 packages")\n'
+                    'def test_x(host):\n    pass\n\n@pytest.mark.only_hosts("debian13-s390x")\ndef test_y(host):\n'
+                    '    pass\n')
+    proc = _collect("-p", "checks.hosts.plugin", "--rootdir", str(eng.REPO), str(said), every_host="1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "test_x[debian13-amd64]" in proc.stdout
+    assert "test_x[debian13-s390x]" not in proc.stdout
+    assert "test_y[debian13-s390x]" in proc.stdout
+
+
 def _try_lock(lock, exclusive: bool) -> str:
     """Another process asks for the lock without waiting: 'got' or 'busy'."""
     code = ("import fcntl, sys\n"

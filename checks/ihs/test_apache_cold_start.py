@@ -25,12 +25,13 @@ states; the s390x host's sequential checks of the same site run in test_apache_t
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts import engine as eng
 from checks.hosts.apache import OPENSSL_PKCS11_CONF, TOKEN_KEY, serve_token, start
 from checks.hosts.steps import run_snippet
 from zrunbook.shown_output import assert_shown_output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.SLOW_LOGIN)
 
 CHECK = "ihs/apache/check-cold-start.sh"
 CHECK_OUT = "ihs/apache/check-cold-start.out"

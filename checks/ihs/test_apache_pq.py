@@ -94,7 +94,6 @@ def test_the_line_for_older_openssl_gives_a_hybrid_client_only_x25519(fresh_host
     assert negotiated_group(r.stdout) == "X25519"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(OPENSSL_SITE, checker="apache-tls")
 def test_openssl_site_negotiates_the_hybrid_group_and_still_serves_classical_clients(fresh_host):
     ca = serve_files(fresh_host)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.apache import TOKEN_KEY, enable_site, serve_files, start, token_key
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import copy_to, output
@@ -37,7 +38,7 @@ CACHE_OFF = BAD / "apache-tls-session-cache-off.conf"
 DEBIAN_SSL_CONF = "/etc/apache2/mods-available/ssl.conf"
 CONF = "/etc/apache2/conf-available/tls-session-cache.conf"
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256)
 
 
 def session_config(host, text: str, *, comment_out_distribution_lines: bool = True) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.apache import (
     ECDSA_CERT,
     ECDSA_SITE,
@@ -94,14 +95,12 @@ def http2_and_hsts(host, ca) -> tuple[str, str]:
     return protocol, hsts.group(1) if hsts else ""
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(SITE, checker="apache-tls")
 def test_openssl_site_speaks_http2_and_sends_hsts(fresh_host):
     ca = serve_files(fresh_host)
     assert http2_and_hsts(fresh_host, ca) == ("2", "max-age=63072000")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet("ihs/apache/apache-tls-2013-equivalent.conf", checker="apache-tls")
 def test_the_http2_and_hsts_check_fails_on_the_2013_equivalent_site(fresh_host):
     # Negative case: the 2013 choices, with neither Protocols h2 nor the HSTS header.
@@ -109,7 +108,6 @@ def test_the_http2_and_hsts_check_fails_on_the_2013_equivalent_site(fresh_host):
     assert http2_and_hsts(fresh_host, ca) == ("1.1", "")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet("ihs/apache/enable-tls-site-debian.sh", checker="apache-tls")
 def test_http2_enabled_for_another_site_breaks_http2_clients_of_the_2013_site(fresh_host):
     """Why the site step enables mod_http2 only for a site with a Protocols h2 line: Debian's http2.conf then
@@ -150,7 +148,7 @@ def test_token_key_and_httpd_environment_snippets_are_safe_to_run_twice(fresh_ho
     assert fresh_host.run("grep -c '^export OPENSSL_CONF=' /etc/apache2/envvars").stdout.strip() == "1"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256)
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_every_handshake_is_signed_by_the_token(fresh_host):
@@ -248,7 +246,7 @@ def test_libcrypto_opens_z90crypt_unless_nocex_is_set(host):
     assert masked.stdout == ""
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="it checks the refusal off IBM Z")
 @pytest.mark.snippet("ihs/apache/compare-openssl-hardware-paths.sh", checker="testinfra")
 def test_openssl_a_b_refuses_to_run_off_ibm_z(host):
     r = run_snippet(host, "ihs/apache/compare-openssl-hardware-paths.sh")
@@ -321,7 +319,7 @@ def scan_with_testssl(host, site: str) -> dict[str, str]:
     return {f["id"]: f["finding"] for f in findings}
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="testssl.sh is in the amd64 image only")
 @pytest.mark.snippet(SITE, checker="apache-tls")
 def test_testssl_rates_the_openssl_site_a_plus_with_no_grade_cap(fresh_host):
     found = scan_with_testssl(fresh_host, SITE)
@@ -333,7 +331,7 @@ def test_testssl_rates_the_openssl_site_a_plus_with_no_grade_cap(fresh_host):
 TOKEN_SITES = {"ihs/apache/apache-tls-pkcs11.conf": serve_token, ECDSA_SITE: serve_token_ecdsa}
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="testssl.sh is in the amd64 image only")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.parametrize("site", [pytest.param(s, marks=pytest.mark.snippet(s, checker="apache-tls"),
                                                id=s.rsplit("/")[-1]) for s in TOKEN_SITES])
@@ -346,7 +344,7 @@ def test_testssl_rates_the_token_sites_a_plus_like_the_openssl_site(fresh_host, 
     assert found.get("HSTS_time", "").startswith("730 days"), found.get("HSTS_time")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="testssl.sh is in the amd64 image only")
 @pytest.mark.snippet("ihs/apache/apache-tls-2013-equivalent.conf", checker="apache-tls")
 def test_testssl_caps_the_2013_choices_at_b(fresh_host):
     found = scan_with_testssl(fresh_host, "ihs/apache/apache-tls-2013-equivalent.conf")
@@ -391,7 +389,7 @@ def ecdsa_key_in_a_file(host, curve: str) -> None:
                          " && apache2ctl -t && apache2ctl graceful && sleep 2")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_P256)
 @pytest.mark.snippet(*ECDSA_SNIPPETS, CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_ecdsa_site_serves_the_p256_key_of_the_token_and_the_rsa_key_to_other_clients(fresh_host):
@@ -463,7 +461,7 @@ def test_signing_check_shows_that_libica_signed_in_software_where_no_adapter_ans
 
 @pytest.mark.negative("crypto/verify/check-key-in-token.sh",
                       expects="the check fails for an ECDSA key served from a file")
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_P256)
 @pytest.mark.snippet(CHECK_KEY, CHECK_SIGNS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_key_in_token_check_fails_for_an_ecdsa_key_in_a_file(fresh_host):
@@ -506,7 +504,7 @@ def test_the_hybrid_group_check_passes_on_the_token_site(fresh_host):
 
 @pytest.mark.negative("crypto/verify/check-hybrid-group.sh",
                       expects="the check fails when the groups line drops the hybrid group")
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256)
 @pytest.mark.snippet(HYBRID, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_the_hybrid_group_check_fails_when_the_groups_line_drops_it(fresh_host):
@@ -523,7 +521,7 @@ def test_the_hybrid_group_check_fails_when_the_groups_line_drops_it(fresh_host):
     assert unknown.rc == 5, unknown.stdout + unknown.stderr
     assert "cannot tell: this openssl" in unknown.stderr
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_P256)
 @pytest.mark.snippet(CHECK_KEY, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_without_sigalgs_the_key_check_judges_both_certificates_of_the_two_key_site(fresh_host):
@@ -541,7 +539,7 @@ def test_without_sigalgs_the_key_check_judges_both_certificates_of_the_two_key_s
     assert "key rsaEncryption)" not in r.stderr, r.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_P256)
 @pytest.mark.snippet("ihs/apache/check-session-resumption.sh", checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_session_resumption_with_the_two_key_profiles_lists_checks_each_certificate(fresh_host):

@@ -91,7 +91,6 @@ REJECTED = {
 }
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
 @pytest.mark.parametrize("bad", sorted(REJECTED))
 def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
@@ -103,7 +102,6 @@ def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
     assert REJECTED[bad] in result.stderr, output(result)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 def test_httpd_t_with_the_lint_accepts_the_studys_sidd_socket_line(host):
     """IHS 9.0.5 still documents sidd and SSLCachePortFilename, so the study's own line passes; only a path
     too long for a Unix socket is rejected (the negative case above)."""
@@ -129,7 +127,6 @@ KeyFile /opt/IBM/HTTPServer/ssl/key.kdb
 """
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 def test_httpd_t_warns_naming_the_harness_where_only_the_harness_refused_a_cipher_ibms_table_lists(host):
     """Where IBM's table and the harness disagree, the lint passes the line and warns, naming the harness and its
     GSKit level; a cipher IBM's table does not list for the protocol is still rejected (the contrast case)."""

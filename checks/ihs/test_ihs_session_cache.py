@@ -21,7 +21,6 @@ FRAGMENT = "ihs/httpd/httpd-ssl-session-cache.conf"
 ROOT = "/opt/IBM/HTTPServer"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(FRAGMENT, checker="httpd-t")
 def test_session_lifetime_fragment_passes_httpd_t_when_included(host):
     main = f"LoadModule ibm_ssl_module modules/mod_ibm_ssl.so\nInclude {ROOT}/conf/httpd-ssl-session-cache.conf\n"
@@ -44,7 +43,6 @@ REJECTED = {
 }
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(FRAGMENT, checker="httpd-t")
 @pytest.mark.parametrize("bad", sorted(REJECTED))
 def test_httpd_t_with_the_lint_rejects_a_session_lifetime_ihs_does_not_take(host, bad):

@@ -120,7 +120,6 @@ def test_gskit_steps_pass_gskit_the_library_the_ubuntu_debian_driver_names(fresh
     assert set(crypto) == {on_host(fresh_host, library("ubuntu-debian"))}
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet("ihs/gskit/create-token-certificate.sh", "ihs/gskit/list-token-certificates.sh",
                      checker="testinfra")
 def test_gskit_steps_without_opencryptoki_name_both_library_paths(fresh_host):
@@ -134,7 +133,6 @@ def test_gskit_steps_without_opencryptoki_name_both_library_paths(fresh_host):
     assert not fresh_host.file("/tmp/gskit-calls").exists
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet("ihs/apache/openssl-pkcs11-provider-rhel-sles.conf", "ihs/apache/create-token-key-and-csr.sh",
                      checker="testinfra")
 def test_rhel_sles_openssl_configuration_parses_but_the_key_step_refuses_it_on_debian(fresh_host):

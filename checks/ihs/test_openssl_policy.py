@@ -95,7 +95,6 @@ def test_ibmca_provider_config_keeps_the_system_policy(fresh_host):
     assert not server_accepts_tls12(fresh_host, conf), "the system's MinProtocol TLSv1.3 did not apply"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(PKCS11_DEBIAN, checker="testinfra")
 def test_without_the_include_the_system_policy_is_lost(fresh_host):
     give_system_policy(fresh_host)
@@ -106,7 +105,6 @@ def test_without_the_include_the_system_policy_is_lost(fresh_host):
     assert not server_accepts_tls12(fresh_host, "/etc/ssl/openssl.cnf")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(PKCS11_RHEL, checker="testinfra")
 def test_where_both_system_files_exist_the_rhel_sles_config_reads_them_and_keeps_the_policy(fresh_host):
     """The RHEL/SLES file includes /etc/pki/tls/openssl.cnf and then /etc/ssl/openssl.cnf, for the one of them a

@@ -49,7 +49,6 @@ def step(host, rc: int):
     return r
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STEP, checker="testinfra")
 def test_selinux_step_turns_httpd_use_opencryptoki_on_for_good_and_finds_the_z90crypt_rule(fresh_host):
     policy(fresh_host)
@@ -63,7 +62,6 @@ def test_selinux_step_turns_httpd_use_opencryptoki_on_for_good_and_finds_the_z90
     step(fresh_host, 0)  # safe to run twice
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STEP, checker="testinfra")
 def test_selinux_step_fails_where_the_policy_denies_httpd_the_adapter(fresh_host):
     """Negative case: a policy older than 40.13.2-1 (no rule for crypt_device_t): the boolean is set, and the step
@@ -74,7 +72,6 @@ def test_selinux_step_fails_where_the_policy_denies_httpd_the_adapter(fresh_host
     assert "does not let httpd open /dev/z90crypt: RSA will run in software" in r.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(STEP, checker="testinfra")
 def test_selinux_step_says_what_it_cannot_tell_and_what_it_need_not_do(fresh_host):
     """Without sesearch it sets the boolean and says it cannot tell about z90crypt; without the boolean in the policy

@@ -28,7 +28,6 @@ time.sleep(600)
 """
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_dead_unreaped_httpd_beside_the_running_one_does_not_fail_the_check(fresh_host):
@@ -58,7 +57,6 @@ def check(host):
 
 @pytest.mark.negative("ihs/apache/check-token-site-files.sh",
                       expects="the check fails without logging in when the PIN changed behind the PIN file or httpd")
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_pin_changed_behind_the_pin_file_or_httpd_fails_the_check_which_logs_in_to_nothing(fresh_host):

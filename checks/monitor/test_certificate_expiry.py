@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from checks.hosts import apache
+from checks.hosts import amd64_only, apache
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.steps import run_snippet, snippet_path, start_pkcsslotd
 from checks.hosts.util import output
 
 SNIPPET = "monitor/check-certificate-expiry.sh"
 CHECK = f"bash {snippet_path(SNIPPET)} 127.0.0.1:443 www.example.com"
-pytestmark = [pytest.mark.only_hosts("debian13-amd64"), pytest.mark.from_state(TOKEN_KEY)]
+pytestmark = [pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256), pytest.mark.from_state(TOKEN_KEY)]
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")

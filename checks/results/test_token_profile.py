@@ -18,12 +18,12 @@ from collections import Counter
 
 import pytest
 
-from checks.hosts import apache
+from checks.hosts import amd64_only, apache
 from checks.hosts.apache import TOKEN_KEY
 from zrunbook.results import token_profile as tp
 from zrunbook.shown_output import assert_shown_output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_P256)
 
 HANDSHAKES = 200
 CONF = apache.OPENSSL_PKCS11_CONF

@@ -38,7 +38,6 @@ def test_a_loop_that_checks_several_programs_counts_for_each():
     assert commands_checked.problems(script, KNOWN) == []
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 def test_the_minimal_systems_list_is_what_the_clean_host_can_call(clean_host):
     listed = clean_host.check_output(commands_checked.LISTING).split()
     data = commands_checked.DATA

@@ -32,7 +32,6 @@ HOST = "debian13-amd64"
 OUT = SNIPPETS / "results/verify" / f"{HOST}-scaling.csv"
 PROFILE = SNIPPETS / "verify/site-profile.toml"
 
-@pytest.mark.only_hosts(HOST)
 @pytest.mark.parametrize("name", [HOST])
 def test_verify_scaling(name, zr_host_pool, tmp_path):
     fleet = Fleet(eng.Engine.detect().cli, Path("/tmp") / f"zrv-bench-{os.getpid()}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts import apache
+from checks.hosts import amd64_only, apache
 from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
@@ -39,7 +39,7 @@ UNREAPED = ("pkill -x pkcsslotd; sleep 1; python3 -c 'import ctypes, subprocess,
             "ps -o stat= -C pkcsslotd | grep -q Z")
 # qemu-user does not make the emulated python a child subreaper (seen: the daemon is reparented to the init and
 # reaped), so the unreaped daemon is made on amd64 only; what doctor reads (ps state Z) is the same on both.
-NATIVE_ONLY = {"slotd-defunct": pytest.mark.only_hosts("debian13-amd64")}
+NATIVE_ONLY = {"slotd-defunct": pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SUBREAPER)}
 REAPED = "kill $(cat /run/zr-unreaper.pid); while pgrep -x pkcsslotd >/dev/null; do sleep 0.2; done"
 # Signatures no check host can be given, and why (the table below covers every other one).
 NOT_MADE = {"so-pin-factory": "making it re-initialises the token, which the shared host keeps: "
@@ -138,7 +138,7 @@ def test_doctor_names_the_signature_the_host_has(doctor_target, signature):
     assert any(sig.user_sees.split(":")[0] in line for line in seen), done.stdout
 
 
-@pytest.mark.only_hosts("debian13-amd64")  # the unreaped daemon is made on amd64 only (NATIVE_ONLY says why)
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SUBREAPER)
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
 def test_an_unreaped_slot_daemon_beside_a_live_one_is_not_named(doctor_target):
     """A leftover: a pkcsslotd that ended and was not reaped, and a new one started after it that serves the tokens.
@@ -186,7 +186,6 @@ def test_a_host_not_in_the_inventory_is_named(doctor_target):
     assert "HOST=web9 is not a host of the inventory" in done.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")  # openCryptoki's common code: the flag does not depend on the token
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="testinfra")
 def test_a_token_left_at_the_factory_so_pin_is_named(fresh_host):
     """A token initialised by hand (pkcsconf -I with openCryptoki's default SO PIN) and never given an SO PIN of its

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts import apache
+from checks.hosts import amd64_only, apache
 from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
@@ -61,7 +61,7 @@ SNAPSHOT = ("find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /
 # On amd64 only: under qemu a token login alone takes most of pkcs11-provider's 1 s wait, so the s390x fleet's Apache
 # targets failed handshakes (checks/ihs/test_apache_cold_start.py), and what verify decides does not depend on the
 # architecture; the check snippets themselves also run on s390x in the chapters' own tests.
-pytestmark = [pytest.mark.xdist_group("verify"), pytest.mark.only_hosts("debian13-amd64")]
+pytestmark = [pytest.mark.xdist_group("verify"), pytest.mark.only_hosts("debian13-amd64", why=amd64_only.SLOW_LOGIN)]
 
 
 def verify(inventory: Path, out: Path, *extra: str, pin: str | None = PINS["TOKEN_USER_PIN"]):
@@ -200,7 +200,7 @@ def test_the_weakened_target_fails_exactly_the_protocol_hsts_and_file_steps_with
     assert "leaves pkcs11-module-cache-keys at its default, true" in said, said
 
 
-@pytest.mark.only_hosts("debian13-amd64")  # qemu-user runs sudo without its setuid bit: sudo works for root only
+@pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SETUID)
 @pytest.mark.snippet("verify/zrunbook-verify.sudoers", "verify/install-verify-account.sh", checker="verify")
 def test_the_verify_account_runs_the_checks_and_nothing_else(fleet_run):
     """On the good target, as the login user: the installed checks and pkcsconf -t through sudo, as the users the

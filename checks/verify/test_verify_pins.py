@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts import apache
+from checks.hosts import amd64_only, apache
 from checks.hosts import engine as eng
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY
 from checks.hosts.plugin import SELECTED
@@ -38,7 +38,8 @@ COUNT = {0: 0, 0x10000: 1, 0x20000: 2, 0x40000: 3}  # failed logins since the la
 # On amd64 only: under qemu a token login alone takes most of pkcs11-provider's 1 s wait, so the s390x fleet's Apache
 # targets failed handshakes (checks/ihs/test_apache_cold_start.py), and what verify decides does not depend on the
 # architecture; the check snippets themselves also run on s390x in the chapters' own tests.
-pytestmark = [pytest.mark.xdist_group("verify-pins"), pytest.mark.only_hosts("debian13-amd64")]
+pytestmark = [pytest.mark.xdist_group("verify-pins"),
+              pytest.mark.only_hosts("debian13-amd64", why=amd64_only.SLOW_LOGIN)]
 
 
 # httpd held to one worker process (the event MPM's threads still serve the handshakes in parallel), so that once
@@ -175,7 +176,6 @@ def test_a_token_at_final_try_is_never_logged_into(pin_fleet):
         good_login(web2)
 
 
-@pytest.mark.only_hosts("debian13-amd64")  # verify's PIN rules do not depend on the architecture
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_each_token_has_its_own_pin_variable(pin_fleet, tmp_path):
     """web3's token gets its own user PIN (the per-service way): a profile with a second [tokens.NAME] table and a

@@ -9,10 +9,11 @@ do not depend on the architecture.
 
 import pytest
 
+from checks.hosts import amd64_only
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import ok, output
 
-pytestmark = pytest.mark.only_hosts("debian13-amd64")
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SETUID)
 
 CHECK = "verify/check-verify-sudo.sh"
 ACCOUNT = "verify/install-verify-account.sh"

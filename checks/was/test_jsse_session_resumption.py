@@ -20,7 +20,6 @@ JSSE_OUT = "was/verify/jsse-session-resumption.out"
 
 
 @pytest.mark.from_state(VERIFY_KEY)
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.snippet(JSSE_OUT, checker="output-regenerated")
 def test_jsse_stand_in_resumes_tls12_and_tls13_sessions_with_its_defaults(fresh_host):

@@ -60,7 +60,6 @@ def unit_limits(host, dropin_source):
     return verify, int(values["LimitNOFILESoft"]), int(values["LimitNOFILE"])
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(LIMITS, checker="sysctl-applied")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_limits_file_gives_the_websphere_user_8192_open_files_at_login(fresh_host):
@@ -75,7 +74,6 @@ def test_limits_file_gives_the_websphere_user_8192_open_files_at_login(fresh_hos
     assert "soft 8192, hard 16384" in after.stdout
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_check_names_a_missing_user(fresh_host):
     result = run_snippet(fresh_host, CHECK, "nosuchuser")
@@ -83,7 +81,6 @@ def test_check_names_a_missing_user(fresh_host):
     assert "does not exist" in result.stderr, output(result)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(LIMITS, checker="sysctl-applied")
 def test_limits_line_without_a_type_leaves_the_default(fresh_host):
     with_baseline(fresh_host)
@@ -92,7 +89,6 @@ def test_limits_line_without_a_type_leaves_the_default(fresh_host):
     assert login_limits(fresh_host) == (1024, 4096)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(DROPIN, checker="sysctl-applied")
 def test_dropin_gives_the_websphere_unit_8192_open_files(fresh_host):
     verify, soft, hard = unit_limits(fresh_host, snippet_path(DROPIN))
@@ -101,7 +97,6 @@ def test_dropin_gives_the_websphere_unit_8192_open_files(fresh_host):
     assert (soft, hard) == (8192, 16384)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(DROPIN, checker="sysctl-applied")
 def test_dropin_in_the_unit_section_is_ignored(fresh_host):
     copy_to(fresh_host, (HERE / "bad" / "nofile-dropin-in-unit-section.conf").read_text(), "/tmp/bad.conf")
@@ -110,7 +105,6 @@ def test_dropin_in_the_unit_section_is_ignored(fresh_host):
     assert soft < 8192
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(PROFILE_2013, checker="testinfra")
 def test_2013_profile_line_raises_the_limit_when_the_hard_limit_allows(fresh_host):
     with_baseline(fresh_host, hard=16384)
@@ -123,7 +117,6 @@ def test_2013_profile_line_raises_the_limit_when_the_hard_limit_allows(fresh_hos
     assert login_limits(fresh_host)[0] == 8192
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(PROFILE_2013, checker="testinfra")
 def test_2013_profile_line_fails_under_a_lower_hard_limit(fresh_host):
     with_baseline(fresh_host, hard=4096)

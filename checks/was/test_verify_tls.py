@@ -131,7 +131,7 @@ def test_a_key_keytool_made_in_software_fails_both_checks(fresh_host):
     assert "signed outside the token" in signs.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="it looks for the key in the soft token's folder (swtok)")
 @pytest.mark.snippet(IN_TOKEN, "was/pkcs11/ica-token-*.cfg", checker="testinfra")
 def test_a_key_generated_without_cka_private_lies_in_clear_in_the_token_directory(fresh_host):
     # The page's configuration without its CKA_PRIVATE line: SunPKCS11 then makes a public token object, which
@@ -178,7 +178,7 @@ def test_the_studys_pkcs12_key_file_fails_both_checks(fresh_host):
     assert "signed outside the token" in signs.stderr
 
 
-@pytest.mark.only_hosts("debian13-amd64")
+@pytest.mark.only_hosts("debian13-amd64", why="the outcome is the soft token's: it takes over AES-GCM and the hashes")
 @pytest.mark.snippet("was/pkcs11/java-security-providers-current.security", checker="testinfra")
 def test_with_the_token_provider_first_the_token_takes_the_ciphers_and_handshakes_fail(fresh_host):
     # The study's order (the token's provider first) against OpenJDK 21 and the soft token: the token now also

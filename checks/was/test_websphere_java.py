@@ -25,7 +25,6 @@ def install_stand_in(host):
     host.run_expect([0], f"chmod +x {WAS_HOME}/bin/wsadmin.sh")
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(RUNNER, SCRIPT, checker="testinfra")
 def test_current_java_reports_the_unlimited_policy(fresh_host):
     install_stand_in(fresh_host)
@@ -34,7 +33,6 @@ def test_current_java_reports_the_unlimited_policy(fresh_host):
     assert result.stdout.strip() == "unlimited JCE policy: AES keys up to 2147483647 bits"
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(RUNNER, SCRIPT, checker="testinfra")
 def test_check_names_the_limited_policy(fresh_host):
     install_stand_in(fresh_host)
@@ -46,7 +44,6 @@ def test_check_names_the_limited_policy(fresh_host):
     assert result.stdout.strip().startswith("LIMITED JCE policy: AES keys up to 128 bits"), output(result)
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(RUNNER, checker="testinfra")
 def test_check_explains_a_missing_websphere(fresh_host):
     result = run_snippet(fresh_host, RUNNER, snippet_path(SCRIPT))
@@ -60,7 +57,6 @@ def jvm_provider_names(host, options=""):
             if line.strip().startswith("Provider name:")]
 
 
-@pytest.mark.only_hosts("debian13-amd64")
 @pytest.mark.snippet(RUNNER, PROVIDERS, checker="testinfra")
 def test_provider_list_matches_the_jvms_own_order_default_and_reordered(fresh_host):
     install_stand_in(fresh_host)

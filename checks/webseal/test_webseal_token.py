@@ -13,7 +13,6 @@ from zrunbook.webseal import values
 
 @pytest.mark.snippet("crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "crypto/token/init-token.sh",
                      "webseal/conf/webseald-pkcs11-current.conf", checker="testinfra")
-@pytest.mark.only_hosts("debian13-amd64")
 def test_webseal_user_joins_pkcs11_keeps_tivoli_and_the_token_has_the_configured_label(fresh_host):
     user = values.webseal_user()
     fresh_host.run_expect([0], f"groupadd -f tivoli && groupadd -f {user} && useradd -m -g {user} -G tivoli {user}")
@@ -28,7 +27,6 @@ FAKE_GSKIT = "/usr/local/ibm/gsk8_64/bin/gsk8capicmd_64"  # the wrapper's defaul
 
 @pytest.mark.snippet("webseal/token/create-webseal-certificate.sh", "ihs/gskit/create-token-certificate.sh",
                      checker="testinfra")
-@pytest.mark.only_hosts("debian13-amd64")
 def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_labels(fresh_host):
     # GSKit cannot be installed here: a recording stand-in at WebSEAL's path answers "no such certificate".
     fresh_host.run_expect([0], f"mkdir -p {FAKE_GSKIT.rsplit('/', 1)[0]} /tmp/dl && printf '%s\\n' '#!/bin/sh' "
@@ -51,7 +49,6 @@ def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_la
 
 
 @pytest.mark.snippet("webseal/token/create-webseal-certificate.sh", checker="testinfra")
-@pytest.mark.only_hosts("debian13-amd64")
 def test_webseal_certificate_step_without_the_ihs_script_says_where_to_put_it(host):
     wrapper = snippet_path("webseal/token/create-webseal-certificate.sh")
     host.run_expect([0], f"mkdir -p /tmp/alone && cp {wrapper} /tmp/alone/")

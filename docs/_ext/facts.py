@@ -1,6 +1,6 @@
 """Reference content generated from the data the checks use: nothing typed twice.
 
-* ``{facts-table} facts/db2/cfg-ranges.csv`` renders a CSV file (header row first) as a table.
+* ``{facts-table} facts/db2/ipc-minimums.csv`` renders a CSV file (header row first) as a table.
   Optional ``:columns: a, b`` picks and orders columns; ``:where: column=value`` filters rows;
   ``:rows: crypto.routes:with_route`` passes the rows through a function of ``zrunbook/<module>.py`` that adds
   computed columns (a route decided by another table), so the page never shows a typed copy of them.
@@ -202,8 +202,9 @@ class ComputedValue(SphinxRole):
             mod_path = Path(module.__file__)
             self.env.note_dependency(str(mod_path))
             value = str(getattr(module, func_name)())
-            for dep in getattr(module, "DEPENDS_ON", []):
+            for dep in getattr(module, "DEPENDS_ON", []):  # held to what the module reads: test_values_depend_on.py
                 self.env.note_dependency(str(root / dep))
+            self.env.note_dependency(str(root / "facts" / "schema.toml"))  # every table it reads is checked against it
         except Exception as exc:  # any failure is a build error naming page and line
             message = f"{where}: computed value {self.text!r} failed: {type(exc).__name__}: {exc}"
             logger.warning(message, type="facts")

@@ -2,7 +2,7 @@
 
 The study's ``lszcrypt -VV`` (2013 format: ``cardNN: TYPE status hwtype=N depth=N request_count=N``) and
 ``icastats`` tables are never regenerated (no container has a Crypto Express card); instead each card's
-hwtype must match its type in ``facts/ap-hwtypes.csv`` (the kernel's AP device types), and the numbers the
+hwtype must match its type in ``facts/crypto/ap-hwtypes.csv`` (the kernel's AP device types), and the numbers the
 pages state are computed from these files by ``zrunbook/crypto/values.py``.
 """
 

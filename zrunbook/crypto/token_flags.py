@@ -1,6 +1,6 @@
 """The token-flags checker: is a token, judged by its CK_TOKEN_INFO flags alone, ready for applications?
 
-The rules come from ``facts/token-flags.csv`` (column ``when ready``: ``set``, ``clear`` or ``either``),
+The rules come from ``facts/crypto/token-flags.csv`` (column ``when ready``: ``set``, ``clear`` or ``either``),
 which the openCryptoki page also renders as its flags table. Bits are tested one by one, never the
 whole value: openCryptoki versions differ in the bits they always set (DUAL_CRYPTO_OPERATIONS from 3.24).
 """

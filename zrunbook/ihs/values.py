@@ -6,7 +6,7 @@ from __future__ import annotations
 from zrunbook.ihs import tls_groups as tg
 
 DEPENDS_ON = ([f"snippets/{s}" for s in (*tg.SITES, tg.BEFORE_3_5)]
-              + ["facts/crypto/openssl-versions.csv", "zrunbook/clidriver.py", "facts/ihs/gskit-attributes.csv"])
+              + ["facts/crypto/openssl-versions.csv", "zrunbook/clidriver.py"])
 
 
 def gskit_level() -> str:

@@ -1,7 +1,7 @@
 # ruff: noqa: UP004, UP031 - runs under Jython 2.7, written in its idiom.
 """A recording stand-in for wsadmin's AdminConfig, AdminTask and AdminControl objects (runs under Jython 2.7).
 
-Each object accepts only the methods the real one has (facts/wsadmin-commands.csv, with sources); AdminTask
+Each object accepts only the methods the real one has (facts/was/wsadmin-commands.csv, with sources); AdminTask
 commands also have their parameters checked: unknown parameter, missing required one, value outside the
 documented set. AdminControl.invoke on an MBean type the table names (PluginCfgGenerator, NodeSync) accepts only
 that type's operations with their number of arguments. Every call is recorded as [object, method, arguments,

@@ -6,7 +6,7 @@ from zrunbook.webseal import stanza
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = "snippets/webseal/conf/webseald-pkcs11-current.conf"
-DEPENDS_ON = [CONF, "snippets/webseal/token/create-webseal-certificate.sh"]
+DEPENDS_ON = [CONF]
 
 
 def _conf() -> dict:
