@@ -7,9 +7,9 @@ read; this module says which of them the test declared, so that one it did not d
 * ``@pytest.mark.snippet(PATTERN, checker=...)``: the snippets the test checks;
 * ``@pytest.mark.uses(PATTERN, ...)``: snippets the test runs or reads on its way without judging them (a step that
   makes the state it checks), on a test, a class or a module (``pytestmark``);
-* ``@reads(PATTERN, ...)`` on a harness helper or fixture: every test that calls it, directly or through another
-  helper, declares those snippets. Calls are read from the code objects (the names a function uses, resolved in its
-  module, and names taken from a module it imported), not run;
+* ``@reads(PATTERN, ...)`` (checks/hosts/steps.py) on a harness helper or fixture: every test that calls it,
+  directly or through another helper, declares those snippets. Calls are read from the code objects (the names a
+  function uses, resolved in its module, and names taken from a module it imported), not run;
 * ``@pytest.mark.from_state(STATE)``: every file under the state's snippet folders (its key covers them).
 """
 
@@ -18,19 +18,9 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Iterable
 
+from checks.hosts.steps import READS as ATTRIBUTE
+from checks.hosts.steps import reads  # noqa: F401  (the decorator, defined with the harness)
 from zrunbook.snippets import expand
-
-ATTRIBUTE = "__zr_reads__"
-
-
-def reads(*patterns: str) -> Callable:
-    """Declare that a harness helper (or fixture) runs or reads these snippets (paths or globs under snippets/)."""
-
-    def mark(fn):
-        setattr(fn, ATTRIBUTE, (*getattr(fn, ATTRIBUTE, ()), *patterns))
-        return fn
-
-    return mark
 
 
 def _names(code: types.CodeType) -> set[str]:

@@ -65,7 +65,7 @@ def problems(module: str, seen: dict) -> list[str]:
 
 def test_every_values_module_is_found():
     assert "zrunbook.crypto.values" in VALUES
-    assert len(VALUES) >= 9
+    assert len(VALUES) >= 8  # crypto, db2, errata, ihs, results, verify, was, webseal
 
 
 @pytest.mark.parametrize("module", VALUES)

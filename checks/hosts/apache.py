@@ -26,10 +26,9 @@ import re
 import shlex
 from pathlib import Path
 
-from checks.hosts.steps import State, snippet_path
+from checks.hosts.steps import State, reads, snippet_path
 from checks.hosts.token import LABEL, ready_token, token_env
 from checks.hosts.util import copy_to, ok
-from checks.uses import reads
 from zrunbook import SNIPPETS
 from zrunbook.ihs.distro_paths import on_host, openssl_config
 

@@ -22,6 +22,20 @@ from pathlib import Path
 
 from checks.hosts import engine as eng
 
+READS = "__zr_reads__"  # the attribute reads() sets: checks/uses.py collects it from the helpers a test calls
+
+
+def reads(*patterns: str):
+    """Declare that a harness helper (or fixture) runs or reads these snippets (paths or globs under snippets/):
+    every test that calls it declares them (checks/uses.py). Here, not in checks/uses.py, so that the prepared
+    states' keys, which hash the harness modules a preparation imports, do not depend on pytest's side."""
+
+    def mark(fn):
+        setattr(fn, READS, (*getattr(fn, READS, ()), *patterns))
+        return fn
+
+    return mark
+
 
 def snippet_path(path: str) -> str:
     return f"{eng.SNIPPETS_IN_CONTAINER}/{path}"
