@@ -208,6 +208,7 @@ class ResultsRecorder:
         self.path = path
         self.runs: dict[tuple, dict] = {}
         self.inputs: dict[str, dict] = {}
+        self.digests: dict[tuple[str, str], str | None] = {}
         self.reused: list[str] | None = None  # node ids whose last verdict stands (checks/reuse.py)
         self.failed: set[str] = set()
         self.coverage: dict | None = None
@@ -229,7 +230,7 @@ class ResultsRecorder:
         read = dict(report.user_properties).get("zr_inputs")
         if read is not None and report.when == "teardown":
             self.inputs[report.nodeid] = {"outcome": "failed" if report.nodeid in self.failed else "passed",
-                                          **{kind: {rel: reuse.current(kind, rel) for rel in read[kind]}
+                                          **{kind: {rel: self.digest(kind, rel) for rel in read[kind]}
                                              for kind in observe.KINDS},
                                           **{key: read[key] for key in (*observe.KEYS, "code", "undeclared")}}
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
@@ -247,6 +248,12 @@ class ResultsRecorder:
                 if index.get(host, "verified") != "verified":
                     # the host image was built from a Debian index that did not match the signed Release
                     self.runs[key]["index"] = index[host]
+
+    def digest(self, kind: str, rel: str) -> str | None:
+        """A file's sha256, read once per run however many tests read it."""
+        if (kind, rel) not in self.digests:
+            self.digests[kind, rel] = reuse.current(kind, rel)
+        return self.digests[kind, rel]
 
     def pytest_terminal_summary(self, terminalreporter):
         reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", None)
