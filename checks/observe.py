@@ -117,13 +117,14 @@ class Recorder:
     def watch(self, container: str, pid: int) -> None:
         """A fanotify mark on the /snippets mount of the container whose first process is pid: made by a forked
         child that enters the container's mount namespace, then handed back over a socket."""
+        libc = _libc()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         child = os.fork()
         if child == 0:  # pragma: no cover - runs in the fork
             code = 0
             try:
                 ours.close()
-                socket.send_fds(theirs, [b"ok"], [_mark_in_namespace(pid, "/snippets")])
+                socket.send_fds(theirs, [b"ok"], [_mark_in_namespace(pid, "/snippets", libc)])
             except BaseException as exc:  # noqa: BLE001 - the parent words it
                 theirs.send(str(exc).encode()[:500])
                 code = 1
@@ -209,9 +210,20 @@ class Recorder:
             self.recording = was
 
 
-def _mark_in_namespace(pid: int, mount: str) -> int:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
+_LIBC: ctypes.CDLL | None = None
+
+
+def _libc() -> ctypes.CDLL:
+    """The C library with fanotify_mark's argument types, loaded in the parent: the forked child calls into it and
+    must not dlopen (another thread of an xdist worker may hold the loader's lock at the fork)."""
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+        _LIBC.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
+    return _LIBC
+
+
+def _mark_in_namespace(pid: int, mount: str, libc: ctypes.CDLL) -> int:
     ns = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY)
     if libc.setns(ns, _CLONE_NEWNS) != 0:
         raise OSError(ctypes.get_errno(), f"setns into /proc/{pid}/ns/mnt: {os.strerror(ctypes.get_errno())}")
