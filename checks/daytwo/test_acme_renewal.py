@@ -106,11 +106,11 @@ def start_pebble(host, trust: bool = True) -> None:
                  " && update-ca-certificates >/dev/null 2>&1")
 
 
-def renew(host, **env: str):
+def renew(host, *args: str, **env: str):
     values = {"TOKEN_ADMIN": ADMIN, "ACME_SERVER": ACME, "ACME_CA_BUNDLE": f"{PEBBLE}/listener.crt",
               "TEXTFILE_DIR": TEXTFILE, **env}
     pairs = " ".join(f"{k}={v}" for k, v in values.items())
-    return host.run(f"install -d -m 0755 {TEXTFILE} && env {pairs} bash {snippet_path(RENEW)}")
+    return host.run(f"install -d -m 0755 {TEXTFILE} && env {pairs} bash {snippet_path(RENEW)} {' '.join(args)}")
 
 
 def renewal_metrics(host, tmp_path: Path | None = None) -> dict[str, float]:
@@ -418,14 +418,14 @@ def test_the_renewal_is_due_at_two_thirds_of_the_certificate_s_own_lifetime_and_
     assert "renewalInfo" in directory, directory
     assert host.run("grep -rqil renewalinfo /usr/lib/python3/dist-packages/acme"
                     " /usr/lib/python3/dist-packages/certbot").rc == 1
+    before = site_state(host)  # (it logs in with the right PIN: before the failed login, which it would clear)
     host.run(f"PKCS11_USER_PIN=11112222 runuser -u {ADMIN} -- p11sak list-key all --slot {slot_of(host)}")
     flags = token_flags(host)
     assert int(flags, 16) & 0x10000, flags  # USER_PIN_COUNT_LOW
-    before = site_state(host)
     for row in schedule.lifetimes():
         lifetime = int(row[schedule.LIFETIME_COLUMN])
         due = schedule.renewal_seconds(lifetime)
-        early = renew(host, SITE_CONF=aged_certificate(host, f"{lifetime}-early", lifetime, due - 600))
+        early = renew(host, "--when-due", SITE_CONF=aged_certificate(host, f"{lifetime}-early", lifetime, due - 600))
         assert early.rc == 0, output(early)
         assert "is not due yet: renewal from" in early.stdout, output(early)
         assert early.stderr == "", output(early)
@@ -434,13 +434,15 @@ def test_the_renewal_is_due_at_two_thirds_of_the_certificate_s_own_lifetime_and_
         now = int(ok(host, "date +%s"))
         assert now < metrics["zrunbook_certificate_renewal_due_timestamp_seconds"] <= now + 600, (lifetime, metrics)
         assert token_flags(host) == flags
-        late = renew(host, SITE_CONF=aged_certificate(host, f"{lifetime}-late", lifetime, due + 600))
+        late = renew(host, "--when-due", SITE_CONF=aged_certificate(host, f"{lifetime}-late", lifetime, due + 600))
         assert late.rc == 4, output(late)
         assert late.stderr.startswith(f"renew: not logged in: token IBMICATOK shows flags {flags}"), output(late)
         assert renewal_metrics(host)["zrunbook_certificate_renewal_last_exit_status"] == 4
         assert token_flags(host) == flags
         print(f"\n{lifetime}-day certificate: not due at day {(due - 600) / schedule.DAY:.2f},"
               f" due at day {(due + 600) / schedule.DAY:.2f}")
+    assert token_flags(host) == flags
+    assert site_state(host)[:2] == before[:2]  # (the labels need a login, which would clear the count: last)
     assert site_state(host) == before
 
 

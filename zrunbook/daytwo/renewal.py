@@ -44,8 +44,8 @@ def alert_seconds(lifetime_days: int) -> Fraction:
 
 
 def days(seconds: float) -> str:
-    """A duration in days with one decimal, as the page states it (31.3)."""
-    return f"{float(seconds) / DAY:.1f}".rstrip("0").rstrip(".")
+    """A duration in days with up to two decimals, as the page states it (31.33)."""
+    return f"{float(seconds) / DAY:.2f}".rstrip("0").rstrip(".")
 
 
 def words(fraction: Fraction) -> str:
