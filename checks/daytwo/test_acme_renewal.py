@@ -12,9 +12,11 @@ From the TOKEN_KEY state (checks/hosts/apache.py): one renewal end to end with
 snippets/daytwo/acme/renew-token-certificate-acme.sh; the served certificate is the new one, issued by Pebble, its
 key in the token, the old key removed, and no file written during the renewal holds a PEM private key or the new
 key's modulus (hex or raw). Negatives: a wrong document root (Pebble's HTTP-01 fails), a PIN that is not httpd's
-and a token with a failed login counted (both stop before any login, flags unchanged), and a chain whose root the
-site does not trust. Each stops with a sentence, the old certificate keeps serving, and the new key made for the
-attempt leaves the token again. The same renewal under the Apache page's burst check (16 clients, round after round)
+and a token with a failed login counted (both stop before any login, flags unchanged), a chain whose root the
+site does not trust, a token whose object store is read-only and a full token. Each stops with a sentence, the old
+certificate keeps serving, and the new key made for the attempt leaves the token again; the failed runs leave exit
+status 1 in the renewal's metrics, on which the monitoring page's CertificateRenewalFailing fires (promtool). The
+decision by age: certificates of every lifetime in the lifetimes table, just before and just after two thirds. The same renewal under the Apache page's burst check (16 clients, round after round)
 must fail no handshake; the timer and service pass systemd-analyze verify, and the cron line's command runs.
 
 amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
@@ -120,6 +122,8 @@ def renewal_metrics(host, tmp_path: Path | None = None) -> dict[str, float]:
         (tmp_path / "renewal.prom").write_text(text, encoding="utf-8")
         assert promtool.metrics_problems(tmp_path / "renewal.prom") == []
     assert 'server_name="www.example.com"' in text, text
+    assert ("# HELP zrunbook_certificate_renewal_last_exit_status The last run's exit status (0 renewed or not due,"
+            " 1 not renewed, 4 PIN doubtful).") in text, text
     return {line.split("{")[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
             if line and not line.startswith("#")}
 
@@ -479,3 +483,69 @@ def test_a_token_whose_store_is_read_only_stops_the_renewal_and_loses_nothing(fr
     assert again.rc == 0, output(again)
     assert served_fingerprint(host) != before[0]
     print(f"\n{refused.stderr}")
+
+
+FILL = r"""
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+slot, pin, most = int(sys.argv[2]), sys.argv[3].encode(), int(sys.argv[4])
+ULONG = ctypes.c_ulong
+
+
+class Attribute(ctypes.Structure):
+    _fields_ = [("type", ULONG), ("value", ctypes.c_void_p), ("length", ULONG)]
+
+
+def check(rv, what):
+    if rv:
+        sys.exit(f"{what}: 0x{rv:x}")
+
+
+check(lib.C_Initialize(None), "C_Initialize")
+session = ULONG()
+check(lib.C_OpenSession(ULONG(slot), ULONG(0x6), None, None, ctypes.byref(session)), "C_OpenSession")
+check(lib.C_Login(session, ULONG(1), pin, ULONG(len(pin))), "C_Login")
+data, yes, no = ULONG(0), ctypes.c_ubyte(1), ctypes.c_ubyte(0)  # CKO_DATA, CK_TRUE, CK_FALSE
+made, rv = 0, 0
+while made < most:
+    label = ctypes.create_string_buffer(f"filler-{made}".encode())
+    template = (Attribute * 4)(Attribute(0, ctypes.addressof(data), ctypes.sizeof(data)),  # CKA_CLASS
+                               Attribute(1, ctypes.addressof(yes), 1),  # CKA_TOKEN
+                               Attribute(2, ctypes.addressof(no), 1),  # CKA_PRIVATE: a public object
+                               Attribute(3, ctypes.addressof(label), len(label.value)))  # CKA_LABEL
+    handle = ULONG()
+    rv = lib.C_CreateObject(session, template, ULONG(4), ctypes.byref(handle))
+    if rv:
+        break
+    made += 1
+print(made, f"0x{rv:x}")
+lib.C_Logout(session)
+lib.C_Finalize(None)
+"""
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_full_token_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
+    """The token filled with public data objects through openCryptoki's own library (C_CreateObject, as the token
+    administrator) until it refuses one: openCryptoki 3.23 keeps at most MAX_TOK_OBJS (2048) public token objects
+    (usr/lib/common/defs.h) and answers CKR_HOST_MEMORY (0x2) past it (obj_mgr.c). The new key's public half then
+    has no room, the key step fails, and the renewal stops with the old certificate serving."""
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    before = site_state(host)
+    put(host, "/tmp/zr-fill.py", FILL)
+    lib = ok(host, "ls /usr/lib/$(uname -m)-linux-gnu/pkcs11/libopencryptoki.so").strip()
+    filled = ok(host, f"runuser -u {ADMIN} -- python3 /tmp/zr-fill.py {lib} {slot_of(host)}"
+                      f" {PINS['TOKEN_USER_PIN']} 4096").split()
+    assert filled[1] == "0x2", filled  # CKR_HOST_MEMORY: the token is full
+    print(f"\nthe token took {filled[0]} public data objects, then answered CKR_HOST_MEMORY")
+    refused = renew(host)
+    assert refused.rc == 1, output(refused)
+    assert "renew: the key step could not make a new key in token IBMICATOK" in refused.stderr, output(refused)
+    assert "the site still serves" in refused.stderr, output(refused)
+    assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
+    metrics = renewal_metrics(host, tmp_path)
+    assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 1, metrics
+    print(refused.stderr)

@@ -75,10 +75,13 @@ write_metrics() {  # EXIT_STATUS
     renewed_at=$(sed -n 's/^zrunbook_certificate_renewal_last_renewed_timestamp_seconds{.*} \([0-9]*\)$/\1/p' "$file")
   fi
   cert=$(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF" 2>/dev/null | head -n 1)
-  [[ -n $cert && -r $cert ]] && due=$(due_of "$cert" 2>/dev/null)
+  if [[ -n $cert && -r $cert ]]; then
+    due=$(due_of "$cert" 2>/dev/null) || due=""
+  fi
   tmp=$(mktemp "$TEXTFILE_DIR/.zrunbook-renewal.prom.XXXXXX") || { echo "renew: could not write $file." >&2; return 0; }
+  # each entry: NAME:VALUE:HELP (the help has no colon); an empty value gives no metric
   for metric in "last_run_timestamp_seconds:$(date +%s):When the last renewal run ended." \
-                "last_exit_status:$1:The last run's exit status: 0 renewed or not due, 1 not renewed, 4 PIN doubtful." \
+                "last_exit_status:$1:The last run's exit status (0 renewed or not due, 1 not renewed, 4 PIN doubtful)." \
                 "last_renewed_timestamp_seconds:$renewed_at:When a run last installed a new certificate." \
                 "due_timestamp_seconds:$due:When two thirds of the served certificate's lifetime have passed."; do
     name=zrunbook_certificate_renewal_${metric%%:*} value=${metric#*:}
