@@ -16,7 +16,8 @@ and a token with a failed login counted (both stop before any login, flags uncha
 site does not trust, a token whose object store is read-only and a full token. Each stops with a sentence, the old
 certificate keeps serving, and the new key made for the attempt leaves the token again; the failed runs leave exit
 status 1 in the renewal's metrics, on which the monitoring page's CertificateRenewalFailing fires (promtool). The
-decision by age: certificates of every lifetime in the lifetimes table, just before and just after two thirds. The same renewal under the Apache page's burst check (16 clients, round after round)
+decision by age: certificates of every lifetime in the lifetimes table, just before and just after two thirds.
+The same renewal under the Apache page's burst check (16 clients, round after round)
 must fail no handshake; the timer and service pass systemd-analyze verify, and the cron line's command runs.
 
 amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
