@@ -12,9 +12,12 @@ From the TOKEN_KEY state (checks/hosts/apache.py): one renewal end to end with
 snippets/daytwo/acme/renew-token-certificate-acme.sh; the served certificate is the new one, issued by Pebble, its
 key in the token, the old key removed, and no file written during the renewal holds a PEM private key or the new
 key's modulus (hex or raw). Negatives: a wrong document root (Pebble's HTTP-01 fails), a PIN that is not httpd's
-and a token with a failed login counted (both stop before any login, flags unchanged), and a chain whose root the
-site does not trust. Each stops with a sentence, the old certificate keeps serving, and the new key made for the
-attempt leaves the token again. The same renewal under the Apache page's burst check (16 clients, round after round)
+and a token with a failed login counted (both stop before any login, flags unchanged), a chain whose root the
+site does not trust, a token whose object store is read-only and a full token. Each stops with a sentence, the old
+certificate keeps serving, and the new key made for the attempt leaves the token again; the failed runs leave exit
+status 1 in the renewal's metrics, on which the monitoring page's CertificateRenewalFailing fires (promtool). The
+decision by age: certificates of every lifetime in the lifetimes table, just before and just after two thirds.
+The same renewal under the Apache page's burst check (16 clients, round after round)
 must fail no handshake; the timer and service pass systemd-analyze verify, and the cron line's command runs.
 
 amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
@@ -24,14 +27,19 @@ import json
 import re
 import shlex
 import time
+from pathlib import Path
 
 import pytest
+import yaml
 
 from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY, put, serve_token
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
 from checks.hosts.util import ok, output
+from zrunbook import SNIPPETS
+from zrunbook.daytwo import renewal as schedule
+from zrunbook.monitor import promtool
 
 pytestmark = pytest.mark.only_hosts("debian13-amd64",
                                     why="Pebble and certbot are in the amd64 image only (checks/hosts/Containerfile)")
@@ -43,6 +51,9 @@ SITE = "/etc/apache2/sites-available/tls.conf"
 PEBBLE = "/root/pebble"
 ACME = "https://localhost:14000/dir"
 OLD = "apachekey"
+TEXTFILE = "/tmp/zr-textfile"  # the renewal's metrics (TEXTFILE_DIR), as node_exporter's textfile collector reads them
+METRICS = f"{TEXTFILE}/zrunbook-renewal-www.example.com.prom"
+RULES = "monitor/zrunbook-alerts.yml"
 LIFETIME = 47 * 86400  # Pebble issues for 47 days: the longest lifetime from 15 March 2029 (SC-081v3)
 PEBBLE_CONFIG = {"pebble": {
     "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
@@ -99,16 +110,52 @@ def start_pebble(host, trust: bool = True) -> None:
                  " && update-ca-certificates >/dev/null 2>&1")
 
 
-def renew(host, **env: str):
-    values = {"TOKEN_ADMIN": ADMIN, "ACME_SERVER": ACME, "ACME_CA_BUNDLE": f"{PEBBLE}/listener.crt", **env}
+def renew(host, *args: str, **env: str):
+    values = {"TOKEN_ADMIN": ADMIN, "ACME_SERVER": ACME, "ACME_CA_BUNDLE": f"{PEBBLE}/listener.crt",
+              "TEXTFILE_DIR": TEXTFILE, **env}
     pairs = " ".join(f"{k}={v}" for k, v in values.items())
-    return host.run(f"env {pairs} bash {snippet_path(RENEW)}")
+    return host.run(f"install -d -m 0755 {TEXTFILE} && env {pairs} bash {snippet_path(RENEW)} {' '.join(args)}")
+
+
+def renewal_metrics(host, tmp_path: Path | None = None) -> dict[str, float]:
+    """The renewal's metrics file (promtool check metrics on a copy when tmp_path is given), as name -> value."""
+    text = ok(host, f"cat {METRICS}")
+    if tmp_path is not None:
+        (tmp_path / "renewal.prom").write_text(text, encoding="utf-8")
+        assert promtool.metrics_problems(tmp_path / "renewal.prom") == []
+    assert 'server_name="www.example.com"' in text, text
+    assert ("# HELP zrunbook_certificate_renewal_last_exit_status The last run's exit status (0 renewed or not due,"
+            " 1 not renewed, 4 PIN doubtful).") in text, text
+    return {line.split("{")[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+            if line and not line.startswith("#")}
+
+
+def failing_alert_fires(tmp_path: Path, metrics: dict[str, float]) -> list[str]:
+    """promtool test rules: the monitoring page's rules fed the renewal's own metrics (host web1) must fire
+    CertificateRenewalFailing after an hour and a quarter; an empty list when they do."""
+    series = [{"series": f'{k}{{instance="web1",server_name="www.example.com"}}', "values": f"{v:g}x90"}
+              for k, v in metrics.items()]
+    status = int(metrics["zrunbook_certificate_renewal_last_exit_status"])
+    test = {"rule_files": ["rules.yml"], "evaluation_interval": "1m",
+            "tests": [{"interval": "1m", "input_series": series, "alert_rule_test": [
+                {"eval_time": "75m", "alertname": "CertificateRenewalFailing", "exp_alerts": [
+                    {"exp_labels": {"severity": "warning", "instance": "web1", "server_name": "www.example.com"},
+                     "exp_annotations": {
+                         "summary": f"web1: the certificate renewal for www.example.com failed (exit status {status})",
+                         "description": next(r for g in yaml.safe_load((SNIPPETS / RULES).read_text())["groups"]
+                                             for r in g["rules"] if r.get("alert") == "CertificateRenewalFailing")
+                         ["annotations"]["description"]}}]}]}]}
+    (tmp_path / "rules.yml").write_bytes((SNIPPETS / RULES).read_bytes())
+    (tmp_path / "renewal.test.yml").write_text(yaml.safe_dump(test), encoding="utf-8")
+    return promtool.rule_tests_problems(tmp_path / "renewal.test.yml")
 
 
 def install_bundle(host) -> None:
     """The snippets where the units and the cron line expect them (the bundle unpacked in /opt/zrunbook), and the
     environment file they read, for this test's Pebble."""
     ok(host, f"install -d /opt/zrunbook /etc/zrunbook && ln -sfn {eng.SNIPPETS_IN_CONTAINER} /opt/zrunbook/snippets")
+    # node_exporter's textfile directory, as Debian's prometheus-node-exporter package makes it
+    ok(host, "install -d -m 0755 /var/lib/prometheus/node-exporter")
     put(host, ENV_FILE, f"ACME_SERVER={ACME}\nACME_CA_BUNDLE={PEBBLE}/listener.crt\nTOKEN_ADMIN={ADMIN}\n")
     ok(host, f"chmod 0600 {ENV_FILE}")
 
@@ -185,6 +232,15 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     ok(host, f"PATH=/tmp/bin:$PATH bash -c {shlex.quote(line.split(' root ', 1)[1])}")
     assert "is not due yet: renewal from" in ok(host, "cat /tmp/cron.log")
     assert served_fingerprint(host) == new
+    cron_metrics = ok(host, "cat /var/lib/prometheus/node-exporter/zrunbook-renewal-www.example.com.prom")
+    assert 'zrunbook_certificate_renewal_last_exit_status{server_name="www.example.com"} 0' in cron_metrics
+    # the renewal's own metrics: status 0, a renewal time, and the new certificate due at two thirds of its life
+    metrics = renewal_metrics(host)
+    assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 0, metrics
+    assert metrics["zrunbook_certificate_renewal_last_renewed_timestamp_seconds"] > 0, metrics
+    start, end = (int(ok(host, f"date -d \"$(openssl x509 -in {new_cert} -noout -{w}date | cut -d= -f2)\" +%s"))
+                  for w in ("start", "end"))
+    assert metrics["zrunbook_certificate_renewal_due_timestamp_seconds"] == start + (end - start) * 2 // 3
     # the scan's negative: a key written to a file in the same window is found
     ok(host, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out /tmp/leaked.pem")
     leaked = ok(host, f"python3 /tmp/zr-scan.py /tmp/zr-renewal-start {modulus}").splitlines()
@@ -195,7 +251,7 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
                       expects="the challenge fails and the old certificate keeps serving")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
-def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps_serving(fresh_host):
+def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps_serving(fresh_host, tmp_path):
     host = fresh_host
     serve_token(host)
     start_pebble(host)
@@ -212,6 +268,12 @@ def test_a_wrong_document_root_fails_the_challenge_and_the_old_certificate_keeps
     assert re.search(r'"GET /\.well-known/acme-challenge/\S+ HTTP/1\.1" 404 ',
                      ok(host, "cat /var/log/apache2/access.log")), ok(host, "tail /var/log/apache2/access.log")
     print(f"\n{refused.stderr}")
+    # the failure is in the metrics node_exporter reads, and the monitoring page's alert fires on them
+    metrics = renewal_metrics(host, tmp_path)
+    assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 1, metrics
+    assert "zrunbook_certificate_renewal_last_renewed_timestamp_seconds" not in metrics, metrics
+    assert failing_alert_fires(tmp_path, metrics) == []
+    print(ok(host, f"cat {METRICS}"))
 
 
 @pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
@@ -341,3 +403,161 @@ def test_an_acme_renewal_under_load_loses_under_one_percent_of_handshakes(fresh_
     assert set(rcs) <= {"0", "1"}, load  # 1: a round that lost a handshake, counted above
     print(f"handshakes lost during the renewal: {lost} of {opened}")
     assert token_labels(host) != [OLD]
+
+
+def aged_certificate(host, name: str, lifetime_days: int, age_seconds: int) -> str:
+    """A certificate lifetime_days long whose notBefore lies age_seconds in the past, and a copy of the site file
+    that names it (the renewal reads the served certificate's path from the site file)."""
+    now = int(ok(host, "date +%s"))
+    begin, end = now - age_seconds, now - age_seconds + lifetime_days * schedule.DAY
+    stamp = [ok(host, f"date -u -d @{t} +%Y%m%d%H%M%SZ").strip() for t in (begin, end)]
+    cert, conf = f"/tmp/aged-{name}.crt", f"/tmp/aged-{name}.conf"
+    ok(host, f"openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc -keyout /dev/null -out {cert}"
+             f" -subj /CN=www.example.com -not_before {stamp[0]} -not_after {stamp[1]} 2>/dev/null")
+    ok(host, f"sed -E 's#^([[:space:]]*SSLCertificateFile[[:space:]]+).*#\\1{cert}#' {SITE} > {conf}")
+    return conf
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_the_renewal_is_due_at_two_thirds_of_the_certificate_s_own_lifetime_and_not_before(fresh_host):
+    """--when-due with certificates of every lifetime in the lifetimes table, 10 minutes before and 10 minutes after
+    the renewal point (two thirds: zrunbook/daytwo/renewal.py). The token has a failed login counted, so a run that
+    gets as far as the token stops there with status 4 and a run that is not due must stop before it: not due
+    leaves the flags as they were and never reaches the token. Pebble 2.6.0 offers ACME Renewal Information (its
+    directory names renewalInfo); certbot 4.0.0's ACME library has no code for it, which is why the step decides by
+    the certificate's own dates."""
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    directory = json.loads(ok(host, f"curl -sf --cacert {PEBBLE}/listener.crt {ACME}"))
+    assert "renewalInfo" in directory, directory
+    assert host.run("grep -rqil renewalinfo /usr/lib/python3/dist-packages/acme"
+                    " /usr/lib/python3/dist-packages/certbot").rc == 1
+    before = site_state(host)  # (it logs in with the right PIN: before the failed login, which it would clear)
+    host.run(f"PKCS11_USER_PIN=11112222 runuser -u {ADMIN} -- p11sak list-key all --slot {slot_of(host)}")
+    flags = token_flags(host)
+    assert int(flags, 16) & 0x10000, flags  # USER_PIN_COUNT_LOW
+    for row in schedule.lifetimes():
+        lifetime = int(row[schedule.LIFETIME_COLUMN])
+        due = schedule.renewal_seconds(lifetime)
+        early = renew(host, "--when-due", SITE_CONF=aged_certificate(host, f"{lifetime}-early", lifetime, due - 600))
+        assert early.rc == 0, output(early)
+        assert "is not due yet: renewal from" in early.stdout, output(early)
+        assert early.stderr == "", output(early)
+        metrics = renewal_metrics(host)
+        assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 0, metrics
+        now = int(ok(host, "date +%s"))
+        assert now < metrics["zrunbook_certificate_renewal_due_timestamp_seconds"] <= now + 600, (lifetime, metrics)
+        assert token_flags(host) == flags
+        late = renew(host, "--when-due", SITE_CONF=aged_certificate(host, f"{lifetime}-late", lifetime, due + 600))
+        assert late.rc == 4, output(late)
+        assert late.stderr.startswith(f"renew: not logged in: token IBMICATOK shows flags {flags}"), output(late)
+        assert renewal_metrics(host)["zrunbook_certificate_renewal_last_exit_status"] == 4
+        assert token_flags(host) == flags
+        print(f"\n{lifetime}-day certificate: not due at day {(due - 600) / schedule.DAY:.2f},"
+              f" due at day {(due + 600) / schedule.DAY:.2f}")
+    assert token_flags(host) == flags
+    assert site_state(host)[:2] == before[:2]  # (the labels need a login, which would clear the count: last)
+    assert site_state(host) == before
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_token_whose_store_is_read_only_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
+    """The soft token's object store (its TOK_OBJ folder, root:pkcs11 0770) made read-only for the token's users:
+    openCryptoki 3.23 writes a new token object as a file there from the calling process (usr/lib/common/loadsave.c,
+    save_token_object), so the key step's key generation fails. A full token (2048 private or public objects,
+    MAX_TOK_OBJS in usr/lib/common/defs.h; obj_mgr.c answers CKR_HOST_MEMORY) stops at the same step; it is not
+    filled here."""
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    store = ok(host, "ls -d /var/lib/opencryptoki/swtok/TOK_OBJ").strip()
+    listing = ok(host, f"ls -la {store}")
+    before = site_state(host)
+    ok(host, f"chmod 0550 {store}")
+    try:
+        refused = renew(host)
+    finally:
+        ok(host, f"chmod 0770 {store}")
+    assert refused.rc == 1, output(refused)
+    assert "renew: the key step could not make a new key in token IBMICATOK" in refused.stderr, output(refused)
+    assert "the site still serves" in refused.stderr, output(refused)
+    assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
+    assert ok(host, f"ls -la {store}") == listing  # the store is as it was: no object file half written
+    assert host.run("ls /etc/letsencrypt/live 2>/dev/null | grep -q .").rc == 1
+    metrics = renewal_metrics(host, tmp_path)
+    assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 1, metrics
+    assert failing_alert_fires(tmp_path, metrics) == []
+    # the token works again once its store is writable: the same renewal then succeeds
+    again = renew(host)
+    assert again.rc == 0, output(again)
+    assert served_fingerprint(host) != before[0]
+    print(f"\n{refused.stderr}")
+
+
+FILL = r"""
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+slot, pin, most = int(sys.argv[2]), sys.argv[3].encode(), int(sys.argv[4])
+ULONG = ctypes.c_ulong
+
+
+class Attribute(ctypes.Structure):
+    _fields_ = [("type", ULONG), ("value", ctypes.c_void_p), ("length", ULONG)]
+
+
+def check(rv, what):
+    if rv:
+        sys.exit(f"{what}: 0x{rv:x}")
+
+
+check(lib.C_Initialize(None), "C_Initialize")
+session = ULONG()
+check(lib.C_OpenSession(ULONG(slot), ULONG(0x6), None, None, ctypes.byref(session)), "C_OpenSession")
+check(lib.C_Login(session, ULONG(1), pin, ULONG(len(pin))), "C_Login")
+data, yes, no = ULONG(0), ctypes.c_ubyte(1), ctypes.c_ubyte(0)  # CKO_DATA, CK_TRUE, CK_FALSE
+made, rv = 0, 0
+while made < most:
+    label = ctypes.create_string_buffer(f"filler-{made}".encode())
+    template = (Attribute * 4)(Attribute(0, ctypes.addressof(data), ctypes.sizeof(data)),  # CKA_CLASS
+                               Attribute(1, ctypes.addressof(yes), 1),  # CKA_TOKEN
+                               Attribute(2, ctypes.addressof(no), 1),  # CKA_PRIVATE: a public object
+                               Attribute(3, ctypes.addressof(label), len(label.value)))  # CKA_LABEL
+    handle = ULONG()
+    rv = lib.C_CreateObject(session, template, ULONG(4), ctypes.byref(handle))
+    if rv:
+        break
+    made += 1
+print(made, f"0x{rv:x}")
+lib.C_Logout(session)
+lib.C_Finalize(None)
+"""
+
+
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_full_token_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
+    """The token filled with public data objects through openCryptoki's own library (C_CreateObject, as the token
+    administrator) until it refuses one: openCryptoki 3.23 keeps at most MAX_TOK_OBJS (2048) public token objects
+    (usr/lib/common/defs.h) and answers CKR_HOST_MEMORY (0x2) past it (obj_mgr.c). The new key's public half then
+    has no room, the key step fails, and the renewal stops with the old certificate serving."""
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    before = site_state(host)
+    put(host, "/tmp/zr-fill.py", FILL)
+    lib = ok(host, "ls /usr/lib/$(uname -m)-linux-gnu/pkcs11/libopencryptoki.so").strip()
+    filled = ok(host, f"runuser -u {ADMIN} -- python3 /tmp/zr-fill.py {lib} {slot_of(host)}"
+                      f" {PINS['TOKEN_USER_PIN']} 4096").split()
+    assert filled[1] == "0x2", filled  # CKR_HOST_MEMORY: the token is full
+    print(f"\nthe token took {filled[0]} public data objects, then answered CKR_HOST_MEMORY")
+    refused = renew(host)
+    assert refused.rc == 1, output(refused)
+    assert "renew: the key step could not make a new key in token IBMICATOK" in refused.stderr, output(refused)
+    assert "the site still serves" in refused.stderr, output(refused)
+    assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
+    metrics = renewal_metrics(host, tmp_path)
+    assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 1, metrics
+    print(refused.stderr)

@@ -153,6 +153,9 @@ def test_a_healthy_token_site_exports_clean_flags_the_version_and_the_served_cer
     end = fresh_host.check_output(f"date -u -d \"$(openssl x509 -noout -enddate -in {SITE_CERT} | cut -d= -f2)\" +%s")
     assert samples['zrunbook_certificate_read{source="127.0.0.1:443"}'] == 1
     assert samples['zrunbook_certificate_not_after_timestamp_seconds{source="127.0.0.1:443"}'] == int(end)
+    start = fresh_host.check_output(
+        f"date -u -d \"$(openssl x509 -noout -startdate -in {SITE_CERT} | cut -d= -f2)\" +%s")
+    assert samples['zrunbook_certificate_not_before_timestamp_seconds{source="127.0.0.1:443"}'] == int(start)
     assert not [k for k in samples if k.startswith("zrunbook_ap_")], "adapter metrics on a host without an AP bus"
     assert "no AP bus here, so no adapter metrics (they need IBM Z)" in said
 

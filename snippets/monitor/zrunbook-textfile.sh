@@ -19,6 +19,8 @@
 #   zrunbook_certificate_not_after_timestamp_seconds   when the certificate expires: the one served at
 #                                        CERT_CONNECT (host:port, name CERT_SERVERNAME), else the file CERT_FILE
 #                                        (neither set: no certificate metric)
+#   zrunbook_certificate_not_before_timestamp_seconds  when its lifetime began: the expiry alert fires past three
+#                                        quarters of the lifetime, after the renewal at two thirds was due
 #   zrunbook_secure_key_tokens           how many initialised tokens are CCA or EP11 ones (Model: in pkcsconf -t):
 #                                        secure-key tokens, which cannot work without a Crypto Express adapter
 #   zrunbook_ap_card_online, _config, _chkstop, zrunbook_ap_card_requests_total   per adapter (cardNN), and
@@ -146,6 +148,9 @@ if [[ -n ${cert_source:-} ]]; then
     end=$(openssl x509 -noout -enddate <<<"$pem")
     metric zrunbook_certificate_not_after_timestamp_seconds gauge "When the certificate expires (its notAfter)."
     echo "zrunbook_certificate_not_after_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${end#notAfter=}" +%s)" >>"$tmp"
+    start=$(openssl x509 -noout -startdate <<<"$pem")
+    metric zrunbook_certificate_not_before_timestamp_seconds gauge "When the certificate's lifetime began (its notBefore)."
+    echo "zrunbook_certificate_not_before_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${start#notBefore=}" +%s)" >>"$tmp"
   fi
 fi
 

@@ -5,14 +5,24 @@
 # Apache page's key step (a new key in the token and its request, as TOKEN_ADMIN), the day-two switch (graceful
 # reload, refuses a certificate without the new key), the key and signing checks, and the removal of the old key.
 # Usage: renew-token-certificate-acme.sh [--when-due]
-#   --when-due  renew only once two thirds of the served certificate's lifetime have passed (for a timer or cron)
+#   --when-due  renew only once two thirds of the served certificate's lifetime have passed (for a timer or cron).
+#               Not ACME Renewal Information (RFC 9773): certbot 4.0 (Debian 13) has none, and certbot asks it only in
+#               'certbot renew', which does not renew a certificate issued for --csr.
 # Environment: ACME_SERVER (the CA's ACME directory URL, required); TOKEN_ADMIN (the token administrator, a member
 # of pkcs11 other than root; default SUDO_USER); optional TOKEN_USER_PIN (default: the PIN file httpd's OpenSSL
 # configuration names; when both exist they must agree), WEBROOT (/var/www/html: where the site serves
 # http://SERVER_NAME/.well-known/acme-challenge/ from), CA_FILE (the trust anchors the issued chain must verify
 # against, default /etc/ssl/certs/ca-certificates.crt), ACME_CA_BUNDLE (the CA bundle certbot trusts for the ACME
 # server itself, when it is a private one), ACME_EMAIL (else the account is registered without one), TOKEN_LABEL
-# (IBMICATOK), SERVER_NAME (www.example.com), SITE_CONF, OPENSSL_PKCS11_CONF, HTTPD_USER (www-data), PORT (443).
+# (IBMICATOK), SERVER_NAME (www.example.com), SITE_CONF, OPENSSL_PKCS11_CONF, HTTPD_USER (www-data), PORT (443),
+# TEXTFILE_DIR (node_exporter's textfile directory, /var/lib/prometheus/node-exporter; set it empty for no metrics).
+# Every run that gets past its lock writes zrunbook-renewal-SERVER_NAME.prom there, replaced in one mv:
+#   zrunbook_certificate_renewal_last_run_timestamp_seconds      when this run ended
+#   zrunbook_certificate_renewal_last_exit_status                its exit status (below); the monitoring page's
+#                                                                CertificateRenewalFailing alert fires on a non-zero one
+#   zrunbook_certificate_renewal_last_renewed_timestamp_seconds  when a run last installed a new certificate
+#   zrunbook_certificate_renewal_due_timestamp_seconds           when the certificate the site names is due: two
+#                                                                thirds of its lifetime, from its notBefore and notAfter
 # Exit status: 0 renewed (or not due yet), 1 not renewed (the old certificate still serves) or a check after the
 # switch failed (the old key is then kept), 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
 set -euo pipefail
@@ -36,8 +46,70 @@ TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}" SERVER_NAME="${SERVER_NAME:-www.example.
 WEBROOT="${WEBROOT:-/var/www/html}" CA_FILE="${CA_FILE:-/etc/ssl/certs/ca-certificates.crt}"
 SITE_CONF="${SITE_CONF:-/etc/apache2/sites-available/tls.conf}" HTTPD_USER="${HTTPD_USER:-www-data}"
 OPENSSL_PKCS11_CONF="${OPENSSL_PKCS11_CONF:-/etc/ssl/openssl-pkcs11.conf}"
+TEXTFILE_DIR="${TEXTFILE_DIR-/var/lib/prometheus/node-exporter}"
 
 [[ $EUID -eq 0 ]] || die "run this as root: it writes under /etc/ssl and reloads httpd."
+[[ -z $TEXTFILE_DIR || (-d $TEXTFILE_DIR && -w $TEXTFILE_DIR) ]] || die "$TEXTFILE_DIR is not a writable directory:" \
+  "install prometheus-node-exporter, set TEXTFILE_DIR to its textfile directory, or set TEXTFILE_DIR= (empty) to" \
+  "renew without the metrics the monitoring page alerts on."
+
+# One renewal at a time: a timer run and a hand run must not make two keys.
+exec 9>/run/lock/renew-token-certificate.lock
+flock -n 9 || die "another renewal is running (it holds /run/lock/renew-token-certificate.lock)."
+
+# The metrics, written when the run ends, whatever its end: node_exporter's textfile collector reads them, and the
+# monitoring page's alerts fire on a failed run. A temporary file in the same folder, moved into place, so the
+# collector never reads half a file.
+due_of() {  # CERTIFICATE: when two thirds of its lifetime have passed (seconds since 1970)
+  local start end
+  start=$(date -d "$(openssl x509 -in "$1" -noout -startdate | cut -d= -f2)" +%s) || return 1
+  end=$(date -d "$(openssl x509 -in "$1" -noout -enddate | cut -d= -f2)" +%s) || return 1
+  echo $((start + (end - start) * 2 / 3))
+}
+renewed_at=""
+write_metrics() {  # EXIT_STATUS
+  [[ -n $TEXTFILE_DIR ]] || return 0
+  local file="$TEXTFILE_DIR/zrunbook-renewal-${SERVER_NAME//[^A-Za-z0-9.-]/_}.prom" tmp due="" cert name value
+  local label="{server_name=\"$SERVER_NAME\"}"
+  if [[ -z $renewed_at && -r $file ]]; then
+    renewed_at=$(sed -n 's/^zrunbook_certificate_renewal_last_renewed_timestamp_seconds{.*} \([0-9]*\)$/\1/p' "$file")
+  fi
+  cert=$(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF" 2>/dev/null | head -n 1)
+  if [[ -n $cert && -r $cert ]]; then
+    due=$(due_of "$cert" 2>/dev/null) || due=""
+  fi
+  tmp=$(mktemp "$TEXTFILE_DIR/.zrunbook-renewal.prom.XXXXXX") || { echo "renew: could not write $file." >&2; return 0; }
+  # each entry: NAME:VALUE:HELP (the help has no colon); an empty value gives no metric
+  for metric in "last_run_timestamp_seconds:$(date +%s):When the last renewal run ended." \
+                "last_exit_status:$1:The last run's exit status (0 renewed or not due, 1 not renewed, 4 PIN doubtful)." \
+                "last_renewed_timestamp_seconds:$renewed_at:When a run last installed a new certificate." \
+                "due_timestamp_seconds:$due:When two thirds of the served certificate's lifetime have passed."; do
+    name=zrunbook_certificate_renewal_${metric%%:*} value=${metric#*:}
+    value=${value%%:*}
+    [[ -n $value ]] || continue
+    printf '# HELP %s %s\n# TYPE %s gauge\n%s%s %s\n' "$name" "${metric##*:}" "$name" "$name" "$label" "$value" >>"$tmp"
+  done
+  if ! { chmod 0644 "$tmp" && mv -f "$tmp" "$file"; }; then
+    rm -f "$tmp"
+    echo "renew: could not write $file." >&2
+  fi
+}
+# From the key step on, a failure removes the new, unused key again; the old key and certificate are not touched.
+new_label="" made=no switched=no
+on_exit() {
+  local rc=$?
+  rm -rf "${issued:-/nonexistent}"
+  if ((rc != 0)) && [[ -n $new_label && $switched == no ]]; then
+    # (a key step that failed may have made no key: then there is nothing to remove, and nothing to report)
+    if ! bash "$REMOVE" "$new_label" >/dev/null 2>&1 && [[ $made == yes ]]; then
+      echo "renew: remove the unused key $new_label by hand." >&2
+    fi
+    echo "renew: the site still serves $old_cert with key $old_label." >&2
+  fi
+  write_metrics "$rc"
+}
+trap on_exit EXIT
+
 for tool in certbot openssl pkcsconf p11sak runuser flock; do
   command -v "$tool" >/dev/null || die "$tool is missing: install certbot, openssl, openCryptoki and util-linux."
 done
@@ -54,10 +126,6 @@ id -nG "$TOKEN_ADMIN" 2>/dev/null | tr ' ' '\n' | grep -qx pkcs11 || die "$TOKEN
   "pkcs11 (or no such user): add the token administrator with the crypto chapter's step."
 export TOKEN_ADMIN TOKEN_LABEL SERVER_NAME PORT SITE_CONF OPENSSL_PKCS11_CONF
 
-# One renewal at a time: a timer run and a hand run must not make two keys.
-exec 9>/run/lock/renew-token-certificate.lock
-flock -n 9 || die "another renewal is running (it holds /run/lock/renew-token-certificate.lock)."
-
 # The key the site uses now: the one object= in its SSLCertificateKeyFile line.
 mapfile -t labels < <(sed -n -E 's/^[[:space:]]*SSLCertificateKeyFile[[:space:]]+"?pkcs11:[^"]*object=([^;"]+).*/\1/p' "$SITE_CONF")
 ((${#labels[@]} == 1)) || die "$SITE_CONF names ${#labels[@]} token keys; this step renews a site with one."
@@ -67,9 +135,8 @@ old_cert=$(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space
 
 # When due: two thirds of the lifetime of the certificate the site names (a 47-day certificate after 31 days).
 if [[ $when_due == yes ]]; then
-  start=$(date -d "$(openssl x509 -in "$old_cert" -noout -startdate | cut -d= -f2)" +%s)
+  due=$(due_of "$old_cert") || die "cannot read the dates of $old_cert."
   end=$(date -d "$(openssl x509 -in "$old_cert" -noout -enddate | cut -d= -f2)" +%s)
-  due=$((start + (end - start) * 2 / 3))
   if (($(date +%s) < due)); then
     echo "renew: $old_cert is not due yet: renewal from $(date -u -d "@$due" +%FT%TZ), it expires $(date -u -d "@$end" +%FT%TZ)."
     exit 0
@@ -113,18 +180,10 @@ stamp=$(date -u +%Y%m%d%H%M%S)
 new_label="${old_label%-[0-9]*}-$stamp"
 csr="/etc/ssl/$SERVER_NAME-$stamp.csr"
 new_cert="/etc/ssl/certs/$SERVER_NAME-$stamp.crt"
-KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" rsa >/dev/null || die "the key step failed (above: why); nothing was changed."
-# From here a failure removes the new, unused key again; the old key and certificate are not touched.
-switched=no
-cleanup() {
-  local rc=$?
-  rm -rf "${issued:-/nonexistent}"
-  if ((rc != 0)) && [[ $switched == no ]]; then
-    bash "$REMOVE" "$new_label" >/dev/null 2>&1 || echo "renew: remove the unused key $new_label by hand." >&2
-    echo "renew: the site still serves $old_cert with key $old_label." >&2
-  fi
-}
-trap cleanup EXIT
+KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" rsa >/dev/null ||
+  die "the key step could not make a new key in token $TOKEN_LABEL (above: why; a token that is full or whose" \
+    "store is read-only stops here)."
+made=yes
 
 # 2. The CA signs the request after the site answers its HTTP-01 challenge from WEBROOT. certbot writes only
 # certificates here: with --csr it never makes or sees a private key of the site.
@@ -162,5 +221,6 @@ SERVICE_USER=$HTTPD_USER TOKEN_LABEL=$TOKEN_LABEL CA_FILE=$CA_FILE SERVER_NAME=$
 ((signs == 0 || signs == 5)) ||
   die "the site serves $new_cert, but the token signing check failed (above); the old key $old_label is kept."
 bash "$REMOVE" "$old_label"
+renewed_at=$(date +%s)
 echo "renew: $SERVER_NAME serves $new_cert (expires $(openssl x509 -in "$new_cert" -noout -enddate | cut -d= -f2))," \
   "key $new_label in token $TOKEN_LABEL; $old_label removed."

@@ -1,0 +1,1 @@
+"""Day two: renewing certificates (docs/how-to/day-two.md, docs/how-to/renew-automatically.md)."""
