@@ -85,10 +85,16 @@ def image_tags() -> dict[str, str]:
     return tags
 
 
+_STATE_TAGS: dict[tuple[str, str], str] = {}
+
+
 def state_tag(host_name: str, state) -> str:
-    """The tag HostPool.prepared gives state on host_name now."""
-    base = image_tags()[f"{host_name}-walkthrough" if state.clean else host_name]
-    return f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
+    """The tag HostPool.prepared gives state on host_name now (hashed once per run and state)."""
+    key = (host_name, state.name)
+    if key not in _STATE_TAGS:
+        base = image_tags()[f"{host_name}-walkthrough" if state.clean else host_name]
+        _STATE_TAGS[key] = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
+    return _STATE_TAGS[key]
 
 
 def why_not(item, entry: dict | None, host_name: str | None) -> str | None:

@@ -62,3 +62,13 @@ def test_the_code_a_test_runs_includes_its_imports_the_plugins_and_the_validator
     static_checks = reuse.REPO / "checks" / "test_static_checkers.py"
     static = {p.relative_to(reuse.REPO).as_posix() for p in reuse.code_files(static_checks)}
     assert {"zrunbook/checkers.toml", "zrunbook/static/shellcheck.py"} <= static
+
+
+def test_the_host_of_a_test_whose_other_parameters_are_dicts_is_found_without_hashing_them():
+    """CI's first run of the loop stopped at collection: a parametrized test's dict parameter went into a set test."""
+    from checks import zrunbook_plugin
+
+    item = SimpleNamespace(callspec=SimpleNamespace(params={"change": {"outcome": "failed"}, "host": "debian13-amd64"}))
+    assert zrunbook_plugin.host_of(item) == "debian13-amd64"
+    only_dicts = SimpleNamespace(callspec=SimpleNamespace(params={"change": {"outcome": "failed"}}))
+    assert zrunbook_plugin.host_of(only_dicts) is None

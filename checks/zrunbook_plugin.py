@@ -48,10 +48,10 @@ def host_of(item) -> str | None:
         return None
     for name in HOST_PARAMS:
         value = callspec.params.get(name)
-        if value in HOSTS:
+        if isinstance(value, str) and value in HOSTS:
             return value
     for value in callspec.params.values():
-        if value in HOSTS:
+        if isinstance(value, str) and value in HOSTS:  # other parameters may be dicts or lists
             return value
     return None
 
@@ -145,10 +145,11 @@ def pytest_collection_modifyitems(session, config, items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
 
-    if reuse.enabled() and config.getoption("zr_results"):
-        inputs = ledger.load(Path(config.getoption("zr_results"))).get("inputs", {})
-        reused = [i for i in items if reuse.why_not(i, inputs.get(i.nodeid), host_of(i)) is None]
-        config.zr_reused = [i.nodeid for i in reused]
+    inputs = ledger.load(Path(config.getoption("zr_results"))).get("inputs", {}) \
+        if reuse.enabled() and config.getoption("zr_results") else {}
+    if inputs:  # a fresh clone (CI) has no results, so nothing to reuse and nothing to compute
+        reused = [i for i in items if reuse.why_not(i, inputs.get(ledger.test_id(i.nodeid)), host_of(i)) is None]
+        config.zr_reused = [ledger.test_id(i.nodeid) for i in reused]
         if hasattr(config, "workerinput") and config.workerinput.get("workerid") == "gw0":
             config.workeroutput["zr_reused"] = config.zr_reused
         if reused:
@@ -229,10 +230,11 @@ class ResultsRecorder:
             self.failed.add(report.nodeid)
         read = dict(report.user_properties).get("zr_inputs")
         if read is not None and report.when == "teardown":
-            self.inputs[report.nodeid] = {"outcome": "failed" if report.nodeid in self.failed else "passed",
-                                          **{kind: {rel: self.digest(kind, rel) for rel in read[kind]}
-                                             for kind in observe.KINDS},
-                                          **{key: read[key] for key in (*observe.KEYS, "code", "undeclared")}}
+            outcome = "failed" if report.nodeid in self.failed else "passed"
+            self.inputs[ledger.test_id(report.nodeid)] = {
+                "outcome": outcome,
+                **{kind: {rel: self.digest(kind, rel) for rel in read[kind]} for kind in observe.KINDS},
+                **{key: read[key] for key in (*observe.KEYS, "code", "undeclared")}}
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
         index = dict(v for k, v in report.user_properties if k == "zr_host_index")
         if not props:
@@ -274,7 +276,7 @@ class ResultsRecorder:
         reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", [])
         ledger.record_inputs(data, {node: {**read, **self.stamp} for node, read in self.inputs.items()},
                              complete=whole_suite(self.config), kept=reused)
-        ledger.mark_reused(data, [ledger.test_id(n) for n in reused], self.stamp)
+        ledger.mark_reused(data, list(reused), self.stamp)
         ledger.drop_missing(data, self.root)
         ledger.save(data, self.path)
 
