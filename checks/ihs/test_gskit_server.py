@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group
+from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group, token_public_key, try_export, unwrapped_public_key
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import TESTSSL_RATING_CHECKS, copy_to, output
 from zrunbook import SNIPPETS, clidriver, registry
-from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint
+from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint, values
 from zrunbook.ihs.distro_paths import on_host
 
 CONF = "ihs/httpd/httpd-ssl-current.conf"
@@ -403,6 +403,123 @@ def test_gskit_does_not_serve_with_a_wrong_token_pin_in_the_stash(gskit_host):
         said += output(handshake(host, "-tls1_2")) + log(host)
     assert not started, said  # GSKit logs in to the token in gsk_environment_init: IHS would not start either
     assert "gsk_environment_init: 432 GSK_ERROR_PKCS11_TOKEN_BADPASSWORD" in said, said
+
+
+# --- GSKit makes the key in the token (issue 44, item 1) ----------------------------------------------------------
+
+TEST_CA = "ihs/apache/test-ca.sh"
+
+
+def gskit_token_certificate(host, label: str = "ihscert") -> str:
+    """The page's step 2 the way the study did it, by GSKit: its key management library (gskserve --token-request and
+    --token-receive, the functions behind gskcapicmd -certreq -create -crypto and -cert -receive -crypto) opens the
+    page's token with the token PIN, generates the key pair there with a SHA-256 request for CN=www.example.com,
+    the test CA signs the request, and GSKit receives the certificate into the token under the same label. Returns
+    the slot."""
+    driver = {s.attribute: s.value for s in gskit_server.attributes(page_conf(host))}["GSK_PKCS11_DRIVER_PATH"]
+    km = f"GSKSERVE_TOKEN_PIN={PINS['TOKEN_USER_PIN']} {gskit_server.ENV} {host.zr_gskserve}"
+    host.run_expect([0], f"mkdir -p {WORK}")
+    made = host.run(f"{km} --token-request {driver} IBMICATOK {label} {SERVER} {WORK}/gsk.csr")
+    assert made.rc == 0, output(made)
+    request = host.run(f"openssl req -in {WORK}/gsk.csr -noout -verify -subject -text")
+    assert request.rc == 0, output(request)
+    assert f"subject=CN={SERVER}" in request.stdout, request.stdout
+    assert "Signature Algorithm: sha256WithRSAEncryption" in request.stdout, request.stdout
+    assert "Public-Key: (2048 bit)" in request.stdout, request.stdout
+    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {WORK}/gsk.csr {WORK}/gsk.crt && "
+                         f"openssl x509 -in {WORK}/gsk.crt -outform DER -out {WORK}/gsk.der")
+    received = host.run(f"{km} --token-receive {driver} IBMICATOK {WORK}/gsk.der")
+    assert received.rc == 0, output(received)
+    listed = host.run(f"{km} --token-labels {driver} IBMICATOK")
+    assert f"label {label}" in listed.stdout.splitlines(), output(listed)
+    return slot_of(host)
+
+
+def private_key_attributes(host, slot: str, label: str = "ihscert") -> dict[str, bool]:
+    """The boolean CKA_* attributes of the token's private key label, as p11sak (openCryptoki's tool) reads them."""
+    listed = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key private --slot {slot} --long "
+                      f"--label {label}")
+    assert listed.rc == 0, output(listed)
+    found = dict(re.findall(r"^\s+(CKA_[A-Z_]+): (CK_TRUE|CK_FALSE)$", listed.stdout, re.M))
+    return {name: found.get(name) == "CK_TRUE" for name in values.GSKIT_TOKEN_KEY_ATTRIBUTES if name in found}
+
+
+def serve_gskit_key(host) -> str:
+    """The page's fragment as it is, served by gskserve with the key GSKit made in the token; the slot."""
+    slot = gskit_token_certificate(host)
+    conf = page_conf(host)
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=False)
+    token_pin_stash(host, PINS["TOKEN_USER_PIN"])
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    return slot
+
+
+EXTRACTABLE = "CKA_EXTRACTABLE is true: the key can be wrapped out of the token"
+ONCE_EXTRACTABLE = "CKA_NEVER_EXTRACTABLE is false: the key was extractable once"
+
+
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh",
+                      expects="the key-in-token check fails on a key GSKit generated in the token: "
+                              "CKA_EXTRACTABLE true and CKA_NEVER_EXTRACTABLE false")
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_finds_it_extractable(gskit_host):
+    """Issue 44, item 1: GSKit's key management library makes the page's key in the token, with its request; the
+    page's unchanged fragment serves the certificate the test CA signed, and the token signs each handshake (the
+    signing check passes). The key-in-token check fails, and must: the key GSKit generated is sensitive but
+    extractable (values.GSKIT_TOKEN_KEY_ATTRIBUTES, which the key page quotes), so it does not meet the page's
+    promise that the key never leaves the token."""
+    host = gskit_host
+    slot = serve_gskit_key(host)
+    tls13 = handshake(host, "-tls1_3")
+    assert tls13.rc == 0, output(tls13) + log(host)
+    assert field(tls13, "Ciphersuite") == "TLS_AES_256_GCM_SHA384"
+    tls12 = handshake(host, "-tls1_2")
+    assert tls12.rc == 0, output(tls12)
+    served = host.run(f"openssl x509 -in {WORK}/gsk.crt -noout -pubkey").stdout
+    assert "BEGIN PUBLIC KEY" in served
+    assert served == token_public_key(host, "ihscert")
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+    attributes = private_key_attributes(host, slot)
+    print("GSKit-made token key:", attributes)
+    assert attributes == values.GSKIT_TOKEN_KEY_ATTRIBUTES
+    key = check_key_in_token(host, slot)
+    assert key.rc == 1, output(key)
+    assert EXTRACTABLE in key.stderr, output(key)
+    assert ONCE_EXTRACTABLE in key.stderr, output(key)
+
+
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_attribute_is_cleared(gskit_host):
+    """What CKA_EXTRACTABLE true means for the GSKit-made key: with only what an httpd worker has (the PIN and the
+    pkcs11 group), a session AES key made in the token wraps the private key out, and the blob decrypted outside the
+    token is the served key. p11sak set-key-attr --new-attr x (CKA_EXTRACTABLE false, which PKCS #11 lets a key take
+    and never give back) stops that, GSKit still serves and the token still signs; CKA_NEVER_EXTRACTABLE stays false,
+    so the key-in-token check still fails, on that line only."""
+    host = gskit_host
+    slot = serve_gskit_key(host)
+    tried = try_export(host, "ihscert")
+    assert tried["wrap"] == "CKR_OK", tried
+    assert unwrapped_public_key(host, tried) == token_public_key(host, "ihscert")
+    cleared = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak set-key-attr private --slot {slot} "
+                       "--label ihscert --new-attr x --force")
+    assert cleared.rc == 0, output(cleared)
+    again = try_export(host, "ihscert")
+    assert again["wrap"] == "CKR_KEY_UNEXTRACTABLE", again
+    assert again["set_extractable"] != "CKR_OK", again
+    attributes = private_key_attributes(host, slot)
+    assert attributes == values.GSKIT_TOKEN_KEY_ATTRIBUTES | {"CKA_EXTRACTABLE": False}
+    assert handshake(host, "-tls1_3").rc == 0, log(host)
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+    key = check_key_in_token(host, slot)
+    assert key.rc == 1, output(key)
+    assert EXTRACTABLE not in key.stderr, output(key)
+    assert ONCE_EXTRACTABLE in key.stderr, output(key)
 
 
 # --- two scanners against GSKit serving the page's fragment ---------------------------------------------------------
