@@ -419,16 +419,16 @@ def gskit_token_certificate(host, label: str = "ihscert") -> str:
     driver = {s.attribute: s.value for s in gskit_server.attributes(page_conf(host))}["GSK_PKCS11_DRIVER_PATH"]
     km = f"GSKSERVE_TOKEN_PIN={PINS['TOKEN_USER_PIN']} {gskit_server.ENV} {host.zr_gskserve}"
     host.run_expect([0], f"mkdir -p {WORK}")
-    made = host.run(f"{km} --token-request {driver} IBMICATOK {label} {SERVER} {WORK}/gsk.csr")
+    made = host.run(f"{km} --token-request {driver} IBMICATOK {label} {SERVER} {WORK}/{label}.csr")
     assert made.rc == 0, output(made)
-    request = host.run(f"openssl req -in {WORK}/gsk.csr -noout -verify -subject -text")
+    request = host.run(f"openssl req -in {WORK}/{label}.csr -noout -verify -subject -text")
     assert request.rc == 0, output(request)
     assert f"subject=CN={SERVER}" in request.stdout, request.stdout
     assert "Signature Algorithm: sha256WithRSAEncryption" in request.stdout, request.stdout
     assert "Public-Key: (2048 bit)" in request.stdout, request.stdout
-    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {WORK}/gsk.csr {WORK}/gsk.crt && "
-                         f"openssl x509 -in {WORK}/gsk.crt -outform DER -out {WORK}/gsk.der")
-    received = host.run(f"{km} --token-receive {driver} IBMICATOK {WORK}/gsk.der")
+    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {WORK}/{label}.csr {WORK}/{label}.crt && "
+                         f"openssl x509 -in {WORK}/{label}.crt -outform DER -out {WORK}/{label}.der")
+    received = host.run(f"{km} --token-receive {driver} IBMICATOK {WORK}/{label}.der")
     assert received.rc == 0, output(received)
     listed = host.run(f"{km} --token-labels {driver} IBMICATOK")
     assert f"label {label}" in listed.stdout.splitlines(), output(listed)
@@ -478,7 +478,7 @@ def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_
     assert field(tls13, "Ciphersuite") == "TLS_AES_256_GCM_SHA384"
     tls12 = handshake(host, "-tls1_2")
     assert tls12.rc == 0, output(tls12)
-    served = host.run(f"openssl x509 -in {WORK}/gsk.crt -noout -pubkey").stdout
+    served = host.run(f"openssl x509 -in {WORK}/ihscert.crt -noout -pubkey").stdout
     assert "BEGIN PUBLIC KEY" in served
     assert served == token_public_key(host, "ihscert")
     signs = check_token_signs(host, slot)
@@ -520,6 +520,87 @@ def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_at
     assert key.rc == 1, output(key)
     assert EXTRACTABLE not in key.stderr, output(key)
     assert ONCE_EXTRACTABLE in key.stderr, output(key)
+
+
+# --- renewal with GSKit (issue 44, item 5, first half) ---------------------------------------------------------------
+
+
+def gskit_km(host, *args: str):
+    """gskserve's --token-* mode on the page's token (GSKit's key management library), with the token PIN."""
+    driver = {s.attribute: s.value for s in gskit_server.attributes(page_conf(host))}["GSK_PKCS11_DRIVER_PATH"]
+    return host.run(f"GSKSERVE_TOKEN_PIN={PINS['TOKEN_USER_PIN']} {gskit_server.ENV} {host.zr_gskserve} "
+                    f"{args[0]} {driver} IBMICATOK {' '.join(shlex.quote(a) for a in args[1:])}")
+
+
+def served_fingerprint(host) -> str:
+    """The SHA-256 fingerprint of the certificate the server on port 443 presents."""
+    return host.check_output(f"openssl s_client -connect 127.0.0.1:443 -servername {SERVER} < /dev/null 2>/dev/null"
+                             " | openssl x509 -noout -fingerprint -sha256")
+
+
+def switched_conf(host, label: str) -> str:
+    """The page's fragment with SSLServerCert naming the token's certificate label: the one line a renewal changes."""
+    conf = page_conf(host)
+    switched = re.sub(r"(?m)^(\s*SSLServerCert\s+IBMICATOK:)\S+", rf"\g<1>{label}", conf)
+    assert switched != conf or label == "ihscert"
+    return switched
+
+
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, CHECK_SIGNS, checker="gskit-server")
+def test_gskit_renews_the_token_certificate_switches_sslservercert_and_removes_the_old_key(gskit_host):
+    """A renewal the way IHS's tools would do it, run with GSKit's key management library on the amd64 host: while
+    the page's fragment serves the GSKit-made key ihscert, GSKit makes a new key in the token with its request
+    (ihscert-next), the CA signs it and GSKit receives the reply; the server keeps serving the old certificate until
+    SSLServerCert names the new label and it starts again; then GSKit deletes the old certificate and its key pair
+    (GSKKM_DeleteKey, gskcapicmd -cert -delete's function), the token holds no object labelled ihscert, and the new
+    certificate still serves with the token signing."""
+    host = gskit_host
+    slot = serve_gskit_key(host)
+    old = served_fingerprint(host)
+    gskit_token_certificate(host, "ihscert-next")
+    assert served_fingerprint(host) == old  # the new key and certificate change nothing until the switch
+    conf = switched_conf(host, "ihscert-next")
+    lay_out(host, conf)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    new = served_fingerprint(host)
+    assert new != old
+    assert new == host.check_output(f"openssl x509 -in {WORK}/ihscert-next.crt -noout -fingerprint -sha256")
+    deleted = gskit_km(host, "--token-delete", "ihscert")
+    assert deleted.rc == 0, output(deleted)
+    listed = gskit_km(host, "--token-labels")
+    assert listed.stdout.splitlines() == ["label ihscert-next"], output(listed)
+    left = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key all --slot {slot} --label ihscert")
+    assert left.rc == 0, output(left)
+    assert '"ihscert"' not in left.stdout, output(left)
+    assert handshake(host, "-tls1_3").rc == 0, log(host)
+    assert served_fingerprint(host) == new
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+
+
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="the unswitched fragment serves no handshake once GSKit removed the old certificate")
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_gskit_fails_every_handshake_when_the_old_key_is_removed_before_sslservercert_is_switched(gskit_host):
+    """Negative case for the renewal's order: GSKit deletes the served certificate before SSLServerCert names the new
+    one: the server started with the unswitched fragment starts (it logs in to the token) and then fails every
+    handshake with GSK_ERROR_BAD_KEYFILE_LABEL (GSKit looks the label up per connection, as with a label the key
+    database lacks)."""
+    host = gskit_host
+    serve_gskit_key(host)
+    gskit_token_certificate(host, "ihscert-next")
+    deleted = gskit_km(host, "--token-delete", "ihscert")
+    assert deleted.rc == 0, output(deleted)
+    conf = page_conf(host)
+    lay_out(host, conf)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said  # it starts: the token and its PIN are fine
+    r = handshake(host, "-tls1_2")
+    assert r.rc != 0, output(r)
+    assert "handshake: 407 GSK_ERROR_BAD_KEYFILE_LABEL" in log(host), log(host)
 
 
 # --- two scanners against GSKit serving the page's fragment ---------------------------------------------------------

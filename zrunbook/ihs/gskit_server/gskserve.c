@@ -9,6 +9,7 @@
  *     gskserve --token-request MODULE TOKEN LABEL CN CSRFILE    (the token's PIN in GSKSERVE_TOKEN_PIN)
  *     gskserve --token-receive MODULE TOKEN CERT.der            (the same)
  *     gskserve --token-labels MODULE TOKEN                      (the same)
+ *     gskserve --token-delete MODULE TOKEN LABEL                (the same)
  *
  * b: gsk_attribute_set_buffer, e: gsk_attribute_set_enum, n: gsk_attribute_set_numeric_value, all on the
  * environment before gsk_environment_init. "@ENVNAME" reads the value from the environment variable ENVNAME and
@@ -43,10 +44,13 @@
  *     (GSKKM_InitDNItem zeroes 0x64 bytes); the common name is the first field, the only one used here. extra and
  *     extra_length become a buffer the request is built with; NULL and 0 here. sigalg picks the request's signature:
  *     4 is sha256WithRSAEncryption (1 md5, 2 sha1, 3 sha224, 5 sha384, 6 sha512, read back with openssl req).
- *     GSKKM_CreateNewCertReq (the same without sigalg, extra and extra_length) signs with MD5 unless FIPS mode is on,
- *     so it is not used.
+ *     GSKKM_CreateNewCertReq (the same without sigalg, extra and extra_length) signed its request with MD5 here (its
+ *     code picks SHA-256 only when a global flag is set, FIPS mode by the look of it; not tried), so it is not used.
  *   GSKKM_ReceiveCert(handle, der, length, flag): stores the CA's certificate (DER) in the token under the label of
  *     the request key whose public key it carries; flag 0.
+ *   GSKKM_DeleteKey(handle, label): removes the certificate label and its key pair from the token (what gskcapicmd
+ *     -cert -delete -crypto does); a label with no certificate (a request's key alone) is not found (117,
+ *     GSKKM_ERR_KEY_GET_BY_LABEL).
  *   GSKKM_GetKeyDbLabelList(handle, &list): list is a chain of { char *label; next }, freed with GSKKM_FreeLabelList;
  *     in a token it lists the certificates' labels.
  *
@@ -94,6 +98,7 @@ extern int GSKKM_CreateNewCertReqSigExt(int handle, const char *label, int bits,
                                         const unsigned char *extra, int extra_length, const char *csrfile,
                                         unsigned char **der, int *der_length);
 extern int GSKKM_ReceiveCert(int handle, const unsigned char *der, int length, int flag);
+extern int GSKKM_DeleteKey(int handle, const char *label);
 extern int GSKKM_GetKeyDbLabelList(int handle, void **list);
 extern int GSKKM_FreeLabelList(void *list);
 extern const char *GSKKM_strerror(int rc);
@@ -210,10 +215,13 @@ struct label_item { char *label; struct label_item *next; };
 static int token(int argc, char **argv) {
     const char *pin = getenv("GSKSERVE_TOKEN_PIN");
     const char *mode = argv[1];
-    int need = strcmp(mode, "--token-request") == 0 ? 7 : strcmp(mode, "--token-receive") == 0 ? 5 : 4;
+    int need = strcmp(mode, "--token-request") == 0                                        ? 7
+               : strcmp(mode, "--token-receive") == 0 || strcmp(mode, "--token-delete") == 0 ? 5
+                                                                                             : 4;
     if (argc != need || !pin) {
         fprintf(stderr, "usage: GSKSERVE_TOKEN_PIN=... gskserve --token-request MODULE TOKEN LABEL CN CSRFILE | "
-                        "--token-receive MODULE TOKEN CERT.der | --token-labels MODULE TOKEN\n");
+                        "--token-receive MODULE TOKEN CERT.der | --token-delete MODULE TOKEN LABEL | "
+                        "--token-labels MODULE TOKEN\n");
         return 64;
     }
     const char *module = argv[2], *label = argv[3];
@@ -243,6 +251,9 @@ static int token(int argc, char **argv) {
         if (f) fclose(f);
         rc = n > 0 ? GSKKM_ReceiveCert((int)handle, der, n, 0) : -1;
         printf("GSKKM_ReceiveCert: %d %s\n", rc, rc >= 0 ? GSKKM_strerror(rc) : "cannot read the certificate");
+    } else if (strcmp(mode, "--token-delete") == 0) {
+        rc = GSKKM_DeleteKey((int)handle, argv[4]);
+        printf("GSKKM_DeleteKey: %d %s\n", rc, GSKKM_strerror(rc));
     } else {
         struct label_item *list = NULL;
         rc = GSKKM_GetKeyDbLabelList((int)handle, (void **)&list);
