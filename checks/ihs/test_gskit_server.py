@@ -497,23 +497,27 @@ def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_
 def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_attribute_is_cleared(gskit_host):
     """What CKA_EXTRACTABLE true means for the GSKit-made key: with only what an httpd worker has (the PIN and the
     pkcs11 group), a session AES key made in the token wraps the private key out, and the blob decrypted outside the
-    token is the served key. p11sak set-key-attr --new-attr x (CKA_EXTRACTABLE false, which PKCS #11 lets a key take
-    and never give back) stops that, GSKit still serves and the token still signs; CKA_NEVER_EXTRACTABLE stays false,
-    so the key-in-token check still fails, on that line only."""
+    token is the served key. p11sak set-key-attr --new-attr xdu (CKA_EXTRACTABLE false, which PKCS #11 lets a key
+    take and never give back, and CKA_DECRYPT and CKA_UNWRAP false: sign-only, as the Apache page's key) stops that;
+    GSKit still serves TLS 1.2 and 1.3 and the token still signs; CKA_NEVER_EXTRACTABLE stays false, so the
+    key-in-token check still fails, on that line only."""
     host = gskit_host
     slot = serve_gskit_key(host)
     tried = try_export(host, "ihscert")
     assert tried["wrap"] == "CKR_OK", tried
     assert unwrapped_public_key(host, tried) == token_public_key(host, "ihscert")
     cleared = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak set-key-attr private --slot {slot} "
-                       "--label ihscert --new-attr x --force")
+                       "--label ihscert --new-attr xdu --force")
     assert cleared.rc == 0, output(cleared)
     again = try_export(host, "ihscert")
     assert again["wrap"] == "CKR_KEY_UNEXTRACTABLE", again
     assert again["set_extractable"] != "CKR_OK", again
     attributes = private_key_attributes(host, slot)
-    assert attributes == values.GSKIT_TOKEN_KEY_ATTRIBUTES | {"CKA_EXTRACTABLE": False}
-    assert handshake(host, "-tls1_3").rc == 0, log(host)
+    assert attributes == values.GSKIT_TOKEN_KEY_ATTRIBUTES | dict.fromkeys(
+        ("CKA_EXTRACTABLE", "CKA_DECRYPT", "CKA_UNWRAP"), False)
+    for protocol in ("-tls1_3", "-tls1_2"):
+        served = handshake(host, protocol)
+        assert served.rc == 0, output(served) + log(host)
     signs = check_token_signs(host, slot)
     assert signs.rc == 0, output(signs)
     key = check_key_in_token(host, slot)
