@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group
+from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group, token_public_key, try_export, unwrapped_public_key
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import TESTSSL_RATING_CHECKS, copy_to, output
 from zrunbook import SNIPPETS, clidriver, registry
-from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint
+from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint, values
 from zrunbook.ihs.distro_paths import on_host
 
 CONF = "ihs/httpd/httpd-ssl-current.conf"
@@ -403,6 +403,208 @@ def test_gskit_does_not_serve_with_a_wrong_token_pin_in_the_stash(gskit_host):
         said += output(handshake(host, "-tls1_2")) + log(host)
     assert not started, said  # GSKit logs in to the token in gsk_environment_init: IHS would not start either
     assert "gsk_environment_init: 432 GSK_ERROR_PKCS11_TOKEN_BADPASSWORD" in said, said
+
+
+# --- GSKit makes the key in the token (issue 44, item 1) ----------------------------------------------------------
+
+TEST_CA = "ihs/apache/test-ca.sh"
+
+
+def gskit_token_certificate(host, label: str = "ihscert") -> str:
+    """The page's step 2 the way the study did it, by GSKit: its key management library (gskserve --token-request and
+    --token-receive, the functions behind gskcapicmd -certreq -create -crypto and -cert -receive -crypto) opens the
+    page's token with the token PIN, generates the key pair there with a SHA-256 request for CN=www.example.com,
+    the test CA signs the request, and GSKit receives the certificate into the token under the same label. Returns
+    the slot."""
+    driver = {s.attribute: s.value for s in gskit_server.attributes(page_conf(host))}["GSK_PKCS11_DRIVER_PATH"]
+    km = f"GSKSERVE_TOKEN_PIN={PINS['TOKEN_USER_PIN']} {gskit_server.ENV} {host.zr_gskserve}"
+    host.run_expect([0], f"mkdir -p {WORK}")
+    made = host.run(f"{km} --token-request {driver} IBMICATOK {label} {SERVER} {WORK}/{label}.csr")
+    assert made.rc == 0, output(made)
+    request = host.run(f"openssl req -in {WORK}/{label}.csr -noout -verify -subject -text")
+    assert request.rc == 0, output(request)
+    assert f"subject=CN={SERVER}" in request.stdout, request.stdout
+    assert "Signature Algorithm: sha256WithRSAEncryption" in request.stdout, request.stdout
+    assert "Public-Key: (2048 bit)" in request.stdout, request.stdout
+    host.run_expect([0], f"CA_DIR={CA} bash {snippet_path(TEST_CA)} sign {WORK}/{label}.csr {WORK}/{label}.crt && "
+                         f"openssl x509 -in {WORK}/{label}.crt -outform DER -out {WORK}/{label}.der")
+    received = host.run(f"{km} --token-receive {driver} IBMICATOK {WORK}/{label}.der")
+    assert received.rc == 0, output(received)
+    listed = host.run(f"{km} --token-labels {driver} IBMICATOK")
+    assert f"label {label}" in listed.stdout.splitlines(), output(listed)
+    return slot_of(host)
+
+
+def private_key_attributes(host, slot: str, label: str = "ihscert") -> dict[str, bool]:
+    """The boolean CKA_* attributes of the token's private key label, as p11sak (openCryptoki's tool) reads them."""
+    listed = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key private --slot {slot} --long "
+                      f"--label {label}")
+    assert listed.rc == 0, output(listed)
+    found = dict(re.findall(r"^\s+(CKA_[A-Z_]+): (CK_TRUE|CK_FALSE)$", listed.stdout, re.M))
+    return {name: found.get(name) == "CK_TRUE" for name in values.GSKIT_TOKEN_KEY_ATTRIBUTES if name in found}
+
+
+def serve_gskit_key(host) -> str:
+    """The page's fragment as it is, served by gskserve with the key GSKit made in the token; the slot."""
+    slot = gskit_token_certificate(host)
+    conf = page_conf(host)
+    lay_out(host, conf)
+    key_database(host, host.zr_gskserve, with_server_key=False)
+    token_pin_stash(host, PINS["TOKEN_USER_PIN"])
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    return slot
+
+
+EXTRACTABLE = "CKA_EXTRACTABLE is true: the key can be wrapped out of the token"
+ONCE_EXTRACTABLE = "CKA_NEVER_EXTRACTABLE is false: the key was extractable once"
+
+
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh",
+                      expects="the key-in-token check fails on a key GSKit generated in the token: "
+                              "CKA_EXTRACTABLE true and CKA_NEVER_EXTRACTABLE false")
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_finds_it_extractable(gskit_host):
+    """Issue 44, item 1: GSKit's key management library makes the page's key in the token, with its request; the
+    page's unchanged fragment serves the certificate the test CA signed, and the token signs each handshake (the
+    signing check passes). The key-in-token check fails, and must: the key GSKit generated is sensitive but
+    extractable (values.GSKIT_TOKEN_KEY_ATTRIBUTES, which the key page quotes), so it does not meet the page's
+    promise that the key never leaves the token."""
+    host = gskit_host
+    slot = serve_gskit_key(host)
+    tls13 = handshake(host, "-tls1_3")
+    assert tls13.rc == 0, output(tls13) + log(host)
+    assert field(tls13, "Ciphersuite") == "TLS_AES_256_GCM_SHA384"
+    tls12 = handshake(host, "-tls1_2")
+    assert tls12.rc == 0, output(tls12)
+    served = host.run(f"openssl x509 -in {WORK}/ihscert.crt -noout -pubkey").stdout
+    assert "BEGIN PUBLIC KEY" in served
+    assert served == token_public_key(host, "ihscert")
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+    attributes = private_key_attributes(host, slot)
+    print("GSKit-made token key:", attributes)
+    assert attributes == values.GSKIT_TOKEN_KEY_ATTRIBUTES
+    key = check_key_in_token(host, slot)
+    assert key.rc == 1, output(key)
+    assert EXTRACTABLE in key.stderr, output(key)
+    assert ONCE_EXTRACTABLE in key.stderr, output(key)
+
+
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
+def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_attribute_is_cleared(gskit_host):
+    """What CKA_EXTRACTABLE true means for the GSKit-made key: with only what an httpd worker has (the PIN and the
+    pkcs11 group), a session AES key made in the token wraps the private key out, and the blob decrypted outside the
+    token is the served key. p11sak set-key-attr --new-attr xdu (CKA_EXTRACTABLE false, which PKCS #11 lets a key
+    take and never give back, and CKA_DECRYPT and CKA_UNWRAP false: sign-only, as the Apache page's key) stops that;
+    GSKit still serves TLS 1.2 and 1.3 and the token still signs; CKA_NEVER_EXTRACTABLE stays false, so the
+    key-in-token check still fails, on that line only."""
+    host = gskit_host
+    slot = serve_gskit_key(host)
+    tried = try_export(host, "ihscert")
+    assert tried["wrap"] == "CKR_OK", tried
+    assert unwrapped_public_key(host, tried) == token_public_key(host, "ihscert")
+    cleared = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak set-key-attr private --slot {slot} "
+                       "--label ihscert --new-attr xdu --force")
+    assert cleared.rc == 0, output(cleared)
+    again = try_export(host, "ihscert")
+    assert again["wrap"] == "CKR_KEY_UNEXTRACTABLE", again
+    assert again["set_extractable"] != "CKR_OK", again
+    attributes = private_key_attributes(host, slot)
+    assert attributes == values.GSKIT_TOKEN_KEY_ATTRIBUTES | dict.fromkeys(
+        ("CKA_EXTRACTABLE", "CKA_DECRYPT", "CKA_UNWRAP"), False)
+    for protocol in ("-tls1_3", "-tls1_2"):
+        served = handshake(host, protocol)
+        assert served.rc == 0, output(served) + log(host)
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+    key = check_key_in_token(host, slot)
+    assert key.rc == 1, output(key)
+    assert EXTRACTABLE not in key.stderr, output(key)
+    assert ONCE_EXTRACTABLE in key.stderr, output(key)
+
+
+# --- renewal with GSKit (issue 44, item 5, first half) ---------------------------------------------------------------
+
+
+def gskit_km(host, *args: str):
+    """gskserve's --token-* mode on the page's token (GSKit's key management library), with the token PIN."""
+    driver = {s.attribute: s.value for s in gskit_server.attributes(page_conf(host))}["GSK_PKCS11_DRIVER_PATH"]
+    return host.run(f"GSKSERVE_TOKEN_PIN={PINS['TOKEN_USER_PIN']} {gskit_server.ENV} {host.zr_gskserve} "
+                    f"{args[0]} {driver} IBMICATOK {' '.join(shlex.quote(a) for a in args[1:])}")
+
+
+def served_fingerprint(host) -> str:
+    """The SHA-256 fingerprint of the certificate the server on port 443 presents."""
+    return host.check_output(f"openssl s_client -connect 127.0.0.1:443 -servername {SERVER} < /dev/null 2>/dev/null"
+                             " | openssl x509 -noout -fingerprint -sha256")
+
+
+def switched_conf(host, label: str) -> str:
+    """The page's fragment with SSLServerCert naming the token's certificate label: the one line a renewal changes."""
+    conf = page_conf(host)
+    switched = re.sub(r"(?m)^(\s*SSLServerCert\s+IBMICATOK:)\S+", rf"\g<1>{label}", conf)
+    assert switched != conf or label == "ihscert"
+    return switched
+
+
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, CHECK_SIGNS, checker="gskit-server")
+def test_gskit_renews_the_token_certificate_switches_sslservercert_and_removes_the_old_key(gskit_host):
+    """A renewal the way IHS's tools would do it, run with GSKit's key management library on the amd64 host: while
+    the page's fragment serves the GSKit-made key ihscert, GSKit makes a new key in the token with its request
+    (ihscert-next), the CA signs it and GSKit receives the reply; the server keeps serving the old certificate until
+    SSLServerCert names the new label and it starts again; then GSKit deletes the old certificate and its key pair
+    (GSKKM_DeleteKey, gskcapicmd -cert -delete's function), the token holds no object labelled ihscert, and the new
+    certificate still serves with the token signing."""
+    host = gskit_host
+    slot = serve_gskit_key(host)
+    old = served_fingerprint(host)
+    gskit_token_certificate(host, "ihscert-next")
+    assert served_fingerprint(host) == old  # the new key and certificate change nothing until the switch
+    conf = switched_conf(host, "ihscert-next")
+    lay_out(host, conf)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said
+    new = served_fingerprint(host)
+    assert new != old
+    assert new == host.check_output(f"openssl x509 -in {WORK}/ihscert-next.crt -noout -fingerprint -sha256")
+    deleted = gskit_km(host, "--token-delete", "ihscert")
+    assert deleted.rc == 0, output(deleted)
+    listed = gskit_km(host, "--token-labels")
+    assert listed.stdout.splitlines() == ["label ihscert-next"], output(listed)
+    left = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key all --slot {slot} --label ihscert")
+    assert left.rc == 0, output(left)
+    assert '"ihscert"' not in left.stdout, output(left)
+    assert handshake(host, "-tls1_3").rc == 0, log(host)
+    assert served_fingerprint(host) == new
+    signs = check_token_signs(host, slot)
+    assert signs.rc == 0, output(signs)
+
+
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="the unswitched fragment serves no handshake once GSKit removed the old certificate")
+@pytest.mark.uses(TEST_CA)
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_gskit_fails_every_handshake_when_the_old_key_is_removed_before_sslservercert_is_switched(gskit_host):
+    """Negative case for the renewal's order: GSKit deletes the served certificate before SSLServerCert names the new
+    one: the server started with the unswitched fragment starts (it logs in to the token) and then fails every
+    handshake with GSK_ERROR_BAD_KEYFILE_LABEL (GSKit looks the label up per connection, as with a label the key
+    database lacks)."""
+    host = gskit_host
+    serve_gskit_key(host)
+    gskit_token_certificate(host, "ihscert-next")
+    deleted = gskit_km(host, "--token-delete", "ihscert")
+    assert deleted.rc == 0, output(deleted)
+    conf = page_conf(host)
+    lay_out(host, conf)
+    started, said = start(host, conf, host.zr_gskserve)
+    assert started, said  # it starts: the token and its PIN are fine
+    r = handshake(host, "-tls1_2")
+    assert r.rc != 0, output(r)
+    assert "handshake: 407 GSK_ERROR_BAD_KEYFILE_LABEL" in log(host), log(host)
 
 
 # --- two scanners against GSKit serving the page's fragment ---------------------------------------------------------

@@ -6,6 +6,10 @@
  *     gskserve PORT b:ID=TEXT | b:ID=@ENVNAME | b:ID=%STASHFILE | e:ID=NUMBER | n:ID=NUMBER ...
  *     gskserve --stash KEYDB        (the password in GSKSERVE_KEYDB_PW)
  *     gskserve --create-kdb KEYDB [SIGNER.der]   (the same; a new CMS key database, then its stash)
+ *     gskserve --token-request MODULE TOKEN LABEL CN CSRFILE    (the token's PIN in GSKSERVE_TOKEN_PIN)
+ *     gskserve --token-receive MODULE TOKEN CERT.der            (the same)
+ *     gskserve --token-labels MODULE TOKEN                      (the same)
+ *     gskserve --token-delete MODULE TOKEN LABEL                (the same)
  *
  * b: gsk_attribute_set_buffer, e: gsk_attribute_set_enum, n: gsk_attribute_set_numeric_value, all on the
  * environment before gsk_environment_init. "@ENVNAME" reads the value from the environment variable ENVNAME and
@@ -20,6 +24,35 @@
  * expiry, &handle), stores SIGNER.der (a DER certificate) as the signer "signer" with GSKKM_StoreCACert(handle,
  * der, length, label), then GSKKM_CloseKeyDb; again not published prototypes, but what the library accepts: it
  * writes KEYDB with its .rdb and .crl files, and GSKit's SSL library opens it and validates with the signer).
+ *
+ * The --token-* modes are what gskcapicmd's -certreq -create -crypto and -cert -receive -crypto do, through the same
+ * key management library on an opened PKCS #11 token (issue 44, item 1). IBM publishes no header for these either; each
+ * argument list below was read from libgsk8km_64.so's machine code (objdump -d) and then proved on the amd64 host by
+ * its result, checked with tools that are not GSKit's (checks/ihs/test_gskit_server.py):
+ *
+ *   GSKKM_OpenKeyDbX(info, &handle): info is a structure of at least 0x128 bytes, zeroed; an int at offset 0 says
+ *     what to open, and 2 is a cryptographic token: the PKCS #11 library's path is the char * at offset 0x10, the
+ *     token label the char * at 0x18 and the token's user PIN the char * at 0x110 (for a key database file, the
+ *     file is at 0x08 and its password at 0x110). The library checks the type, then hands these three to its token
+ *     opener, which loads the library, finds the token by label and logs in. Proved: the right PIN opens the token,
+ *     a wrong one returns 16 (GSKKM_ERR_DATABASE_INVALID_PASSWORD), an unknown label 137
+ *     (GSKKM_ERR_CRYPTOGRAPHIC_TOKEN_LABEL_NOT_EXIST). The handle is an int (every other function takes it in the
+ *     first 32-bit register); it is written through a pointer, here to a long.
+ *   GSKKM_CreateNewCertReqSigExt(handle, label, bits, dn, sigalg, extra, extra_length, csrfile, &der, &der_length):
+ *     generates a key pair named label of bits bits in the opened token and writes a PKCS #10 request for it to
+ *     csrfile (Base64); der and der_length may both be NULL. dn is a GSKKM_DNItem: twelve char * fields and an int
+ *     (GSKKM_InitDNItem zeroes 0x64 bytes); the common name is the first field, the only one used here. extra and
+ *     extra_length become a buffer the request is built with; NULL and 0 here. sigalg picks the request's signature:
+ *     4 is sha256WithRSAEncryption (1 md5, 2 sha1, 3 sha224, 5 sha384, 6 sha512, read back with openssl req).
+ *     GSKKM_CreateNewCertReq (the same without sigalg, extra and extra_length) signed its request with MD5 here (its
+ *     code picks SHA-256 only when a global flag is set, FIPS mode by the look of it; not tried), so it is not used.
+ *   GSKKM_ReceiveCert(handle, der, length, flag): stores the CA's certificate (DER) in the token under the label of
+ *     the request key whose public key it carries; flag 0.
+ *   GSKKM_DeleteKey(handle, label): removes the certificate label and its key pair from the token (what gskcapicmd
+ *     -cert -delete -crypto does); a label with no certificate (a request's key alone) is not found (117,
+ *     GSKKM_ERR_KEY_GET_BY_LABEL).
+ *   GSKKM_GetKeyDbLabelList(handle, &list): list is a chain of { char *label; next }, freed with GSKKM_FreeLabelList;
+ *     in a token it lists the certificates' labels.
  *
  * On a failed gsk_environment_init it prints "gsk_environment_init: RC NAME" (gsk_strerror) and exits 2, as
  * IHS refuses to start. Otherwise it prints "ready PORT", accepts connections on 127.0.0.1:PORT, each in a thread
@@ -60,6 +93,15 @@ extern int GSKKM_StashKeyDbPwd(const char *keydb, const char *password);
 extern int GSKKM_CreateNewKeyDb(const char *keydb, const char *password, long expiry, void **handle);
 extern int GSKKM_CloseKeyDb(void *handle);
 extern int GSKKM_StoreCACert(void *handle, const unsigned char *der, int length, const char *label);
+extern int GSKKM_OpenKeyDbX(void *info, long *handle);
+extern int GSKKM_CreateNewCertReqSigExt(int handle, const char *label, int bits, char **dn, int sigalg,
+                                        const unsigned char *extra, int extra_length, const char *csrfile,
+                                        unsigned char **der, int *der_length);
+extern int GSKKM_ReceiveCert(int handle, const unsigned char *der, int length, int flag);
+extern int GSKKM_DeleteKey(int handle, const char *label);
+extern int GSKKM_GetKeyDbLabelList(int handle, void **list);
+extern int GSKKM_FreeLabelList(void *list);
+extern const char *GSKKM_strerror(int rc);
 
 /* the few identifiers this file uses itself (values: gskit_server.py, GSKIT_ATTRIBUTES) */
 #define GSK_FD 300
@@ -162,7 +204,71 @@ static void *connection(void *arg) {
     return NULL;
 }
 
+#define TOKEN_INFO_SIZE 0x200
+#define TOKEN_TYPE 2 /* GSKKM_OpenKeyDbX: a cryptographic token */
+#define SHA256_WITH_RSA 4 /* GSKKM_CreateNewCertReqSigExt's sigalg */
+#define DN_FIELDS 13 /* a GSKKM_DNItem: twelve pointers and an int, the common name first */
+
+struct label_item { char *label; struct label_item *next; };
+
+/* --token-*: the token opened with GSKit's key management library, then one action; 0 when it succeeded */
+static int token(int argc, char **argv) {
+    const char *pin = getenv("GSKSERVE_TOKEN_PIN");
+    const char *mode = argv[1];
+    int need = strcmp(mode, "--token-request") == 0                                        ? 7
+               : strcmp(mode, "--token-receive") == 0 || strcmp(mode, "--token-delete") == 0 ? 5
+                                                                                             : 4;
+    if (argc != need || !pin) {
+        fprintf(stderr, "usage: GSKSERVE_TOKEN_PIN=... gskserve --token-request MODULE TOKEN LABEL CN CSRFILE | "
+                        "--token-receive MODULE TOKEN CERT.der | --token-delete MODULE TOKEN LABEL | "
+                        "--token-labels MODULE TOKEN\n");
+        return 64;
+    }
+    const char *module = argv[2], *label = argv[3];
+    unsigned char info[TOKEN_INFO_SIZE];
+    memset(info, 0, sizeof info);
+    int type = TOKEN_TYPE;
+    memcpy(info, &type, sizeof type);
+    memcpy(info + 0x10, &module, sizeof module);
+    memcpy(info + 0x18, &label, sizeof label);
+    memcpy(info + 0x110, &pin, sizeof pin);
+    long handle = 0;
+    int rc = GSKKM_Init();
+    if (rc == 0) rc = GSKKM_OpenKeyDbX(info, &handle);
+    if (rc != 0) {
+        printf("GSKKM_OpenKeyDbX: %d %s\n", rc, GSKKM_strerror(rc));
+        return 2;
+    }
+    if (strcmp(mode, "--token-request") == 0) {
+        char *dn[DN_FIELDS] = {argv[5]};
+        rc = GSKKM_CreateNewCertReqSigExt((int)handle, argv[4], 2048, dn, SHA256_WITH_RSA, NULL, 0, argv[6], NULL,
+                                          NULL);
+        printf("GSKKM_CreateNewCertReqSigExt: %d %s\n", rc, GSKKM_strerror(rc));
+    } else if (strcmp(mode, "--token-receive") == 0) {
+        static unsigned char der[16384];
+        FILE *f = fopen(argv[4], "rb");
+        int n = f ? (int)fread(der, 1, sizeof der, f) : -1;
+        if (f) fclose(f);
+        rc = n > 0 ? GSKKM_ReceiveCert((int)handle, der, n, 0) : -1;
+        printf("GSKKM_ReceiveCert: %d %s\n", rc, rc >= 0 ? GSKKM_strerror(rc) : "cannot read the certificate");
+    } else if (strcmp(mode, "--token-delete") == 0) {
+        rc = GSKKM_DeleteKey((int)handle, argv[4]);
+        printf("GSKKM_DeleteKey: %d %s\n", rc, GSKKM_strerror(rc));
+    } else {
+        struct label_item *list = NULL;
+        rc = GSKKM_GetKeyDbLabelList((int)handle, (void **)&list);
+        for (struct label_item *l = list; l; l = l->next) printf("label %s\n", l->label);
+        if (list) GSKKM_FreeLabelList(list);
+    }
+    GSKKM_CloseKeyDb((void *)handle);
+    return rc == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && strncmp(argv[1], "--token-", 8) == 0) {
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        return token(argc, argv);
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: gskserve PORT b:ID=TEXT|b:ID=@ENV|b:ID=%%STASH|e:ID=N|n:ID=N ... | --stash|--create-kdb KEYDB\n");
         return 64;
