@@ -67,8 +67,10 @@ def fixture_functions(item) -> list[Callable]:
     return [defs[-1].func for name, defs in info.name2fixturedefs.items() if defs and name in item.fixturenames]
 
 
-def declared(item) -> set[str]:
-    """Every snippet (relative to snippets/) the test declares it reads, by the rules in the module's docstring."""
+def declared(item, *, states: bool = True) -> set[str]:
+    """Every snippet (relative to snippets/) the test declares it reads, by the rules in the module's docstring.
+    ``states=False`` leaves out the prepared state's folders: a state's key covers whole folders, so a new file in
+    one would otherwise count as read by every test of that state (``SNIPPET=`` selects with states=False)."""
     patterns: set[str] = set()
     for name in ("snippet", "uses"):
         for mark in item.iter_markers(name):
@@ -76,7 +78,7 @@ def declared(item) -> set[str]:
     function = getattr(item, "function", None)
     patterns |= helper_patterns([*([function] if function else []), *fixture_functions(item)])
     files = {rel for p in patterns for rel in expand(p)}
-    state = item.get_closest_marker("from_state")
+    state = item.get_closest_marker("from_state") if states else None
     if state is not None and state.args:
         from checks.hosts import engine as eng
 

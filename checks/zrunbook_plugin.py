@@ -163,7 +163,7 @@ def pytest_collection_modifyitems(session, config, items):
             raise pytest.UsageError(f"--zr-only {only!r} matches no file under snippets/")
         keep = [i for i in items  # the tests that check a wanted snippet, and those that declare they run one
                 if any(v[0] in wanted for k, v in i.user_properties if k == "zr_snippet")
-                or (hasattr(i, "function") and uses.declared(i) & wanted)]
+                or (hasattr(i, "function") and uses.declared(i, states=False) & wanted)]
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
 

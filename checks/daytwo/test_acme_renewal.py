@@ -418,6 +418,8 @@ def aged_certificate(host, name: str, lifetime_days: int, age_seconds: int) -> s
     return conf
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="a certificate not yet at two thirds of its lifetime is not renewed and no login is made")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_the_renewal_is_due_at_two_thirds_of_the_certificate_s_own_lifetime_and_not_before(fresh_host):
@@ -462,6 +464,8 @@ def test_the_renewal_is_due_at_two_thirds_of_the_certificate_s_own_lifetime_and_
     assert site_state(host) == before
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="a read-only token store stops the renewal with a sentence; the old certificate serves")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_token_whose_store_is_read_only_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
@@ -536,6 +540,8 @@ lib.C_Finalize(None)
 """
 
 
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="a full token stops the renewal at the key step and the old certificate keeps serving")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_full_token_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
