@@ -19,7 +19,18 @@ import pytest
 
 from checks.hosts import amd64_only
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
-from checks.hosts.pin_state import COUNT_LOW, FAILED, NEW, OLD, WRONG, flags, handshake, in_service
+from checks.hosts.pin_state import (
+    COUNT_LOW,
+    FAILED,
+    NEW,
+    OLD,
+    WRONG,
+    assert_one_worker_process,
+    flags,
+    handshake,
+    in_service,
+    one_worker_process,
+)
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, slot_of
 from checks.hosts.util import ok, output
@@ -143,8 +154,12 @@ def test_the_outcome_check_fails_where_the_pin_was_not_changed_and_counts_one_fa
 def test_a_pin_file_left_with_the_old_pin_is_found_without_a_login_and_verifys_key_check_only_after_httpd_failed(
         fresh_host):
     host = fresh_host
+    # every worker logged in: one worker process, in service (which of several workers a handshake reaches cannot be
+    # steered; a worker that has not served yet is the next test's case)
+    one_worker_process(host)
     in_service(host, serve_token(host))
-    change_by_hand(host)  # the PIN file still holds the old PIN; httpd still runs, its workers logged in
+    assert_one_worker_process(host)
+    change_by_hand(host)  # the PIN file still holds the old PIN; httpd still runs, its worker logged in
     before = flags(host)
     stale = pin_file_check(host, NEW)
     assert stale.rc == 1, output(stale)
@@ -165,6 +180,28 @@ def test_a_pin_file_left_with_the_old_pin_is_found_without_a_login_and_verifys_k
     held = key_check(host, NEW)
     assert held.rc == 4, output(held)
     assert flags(host) == counted
+
+
+@pytest.mark.negative("crypto/verify/check-key-in-token.sh",
+                      expects="the key check names the handshake a worker could not sign")
+@pytest.mark.snippet(CHECK_KEY, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_verifys_key_check_fails_where_a_worker_cannot_sign_and_says_why(fresh_host):
+    """A worker that had not served when the PIN changed by hand logs in, on the key check's handshake, with the PIN
+    file's old PIN and breaks the handshake off (TLS internal_error). The check must fail there, not read it as a
+    server without a certificate of that key type (its discovery did, until a fresh-clone CI run met it)."""
+    host = fresh_host
+    serve_token(host)  # httpd started, no handshake yet: no worker logged in
+    change_by_hand(host)
+    assert flags(host) & FAILED == 0
+    checked = key_check(host, NEW)
+    print(f"\n{checked.stderr}")
+    assert checked.rc == 1, output(checked)
+    assert "broke off the handshake (TLS alert internal error): the server could not sign" in checked.stderr, \
+        output(checked)
+    assert "check-pin-file.sh" in checked.stderr
+    assert "No further handshake was made" in checked.stderr
+    assert flags(host) & FAILED == COUNT_LOW  # one failed login, the worker's with the old PIN: not the check's own
 
 
 def graceful(host) -> None:

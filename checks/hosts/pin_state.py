@@ -3,8 +3,10 @@
 ``flags(host)``: the token's flags as ``pkcsconf -t`` prints them (no login); ``COUNT_LOW``, ``FINAL_TRY``,
 ``LOCKED`` and ``FAILED`` their bits. ``handshake(host, ca)``: one ``openssl s_client`` handshake with the token site;
 ``in_service(host, ca)``: handshakes one after another and at once, so that every httpd worker has logged in, as on a
-server in service (a worker logs in on its first handshake, not when it starts). ``OLD``, ``NEW``, ``WRONG``: test
-PINs (data, never in snippets/).
+server in service (a worker logs in on its first handshake, not when it starts). Handshakes cannot be steered to a
+worker: where a test needs every worker logged in, ``one_worker_process(host)`` before httpd starts holds httpd to one
+worker process (the event MPM's threads still serve in parallel), and in_service then logs it in. ``OLD``, ``NEW``,
+``WRONG``: test PINs (data, never in snippets/).
 """
 
 from __future__ import annotations
@@ -19,6 +21,23 @@ OLD = PINS["TOKEN_USER_PIN"]
 NEW, WRONG = "86429753", "00000000"  # test data only
 COUNT_LOW, FINAL_TRY, LOCKED = 0x10000, 0x20000, 0x40000
 FAILED = COUNT_LOW | FINAL_TRY | LOCKED
+
+
+# httpd held to one worker process: once in_service has made its login, no later handshake starts a worker whose first
+# login (good or bad) would change the failed-login count a test reads.
+ONE_PROCESS = " ".join(shlex.quote(line) for line in (
+    "<IfModule mpm_event_module>", "ServerLimit 1", "StartServers 1", "ThreadsPerChild 25", "MaxRequestWorkers 25",
+    "MinSpareThreads 1", "MaxSpareThreads 25", "</IfModule>"))
+
+
+def one_worker_process(host) -> None:
+    """Before httpd starts: httpd runs its parent and one worker process (ONE_PROCESS)."""
+    ok(host, f"printf '%s\\n' {ONE_PROCESS} > /etc/apache2/conf-enabled/zz-one-worker-process.conf")
+
+
+def assert_one_worker_process(host) -> None:
+    processes = host.check_output("pgrep -c -x apache2")
+    assert processes == "2", f"httpd runs {processes} processes, not its parent and one worker (ONE_PROCESS)"
 
 
 def flags(host) -> int:

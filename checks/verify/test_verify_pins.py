@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import pytest
 from checks.hosts import amd64_only, apache
 from checks.hosts import engine as eng
 from checks.hosts.apache import PIN_FILE, TOKEN_KEY
+from checks.hosts.pin_state import assert_one_worker_process, one_worker_process
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
 from checks.hosts.token import LABEL, PINS, slot_of
@@ -42,12 +42,9 @@ pytestmark = [pytest.mark.xdist_group("verify-pins"),
               pytest.mark.only_hosts("debian13-amd64", why=amd64_only.SLOW_LOGIN)]
 
 
-# httpd held to one worker process (the event MPM's threads still serve the handshakes in parallel), so that once
-# in_service has made its login no later handshake, verify's included, starts a worker whose first good login would
-# clear the failed-login count these tests read (docs/how-to/verify-your-fleet.md, "When a token's PIN count ...").
-ONE_PROCESS = " ".join(shlex.quote(line) for line in (
-    "<IfModule mpm_event_module>", "ServerLimit 1", "StartServers 1", "ThreadsPerChild 25", "MaxRequestWorkers 25",
-    "MinSpareThreads 1", "MaxSpareThreads 25", "</IfModule>"))
+# httpd held to one worker process (pin_state.ONE_PROCESS), so that once in_service has made its login no later
+# handshake, verify's included, starts a worker whose first good login would clear the failed-login count these tests
+# read (docs/how-to/verify-your-fleet.md, "When a token's PIN count ...").
 
 
 def verify(inventory: Path, out: Path, *extra: str, profile: Path = PROFILE, **pin_vars: str):
@@ -100,12 +97,11 @@ def pin_fleet(request, zr_host_pool, tmp_path_factory):
     hosts = {}
     for i in range(1, size + 1):
         host = zr_host_pool.start(name, state=TOKEN_KEY)
-        host.run_expect([0], f"printf '%s\\n' {ONE_PROCESS} > /etc/apache2/conf-enabled/zz-one-worker-process.conf")
+        one_worker_process(host)
         ca = apache.serve_token(host)
         host.run_expect([0], f"install -m 644 {ca} {SITE_CA}")
         in_service(host, emulated)
-        processes = host.check_output("pgrep -c -x apache2")
-        assert processes == "2", f"httpd runs {processes} processes, not its parent and one worker (ONE_PROCESS)"
+        assert_one_worker_process(host)
         hosts[fleet.add(host, f"web{i}", **own)] = host
     names = list(hosts)
     inventory = fleet.inventory({"one": names[:1], "three": names[:3], "webservers": names})

@@ -96,13 +96,24 @@ keys=$(awk '
 check_certificate() {
   local offer=$1 what=${1:-its default certificate}
   local -a sig=()
-  local cert served_spki served_mod match fingerprint
+  local hello alert cert served_spki served_mod match fingerprint
   [[ -z $offer ]] || sig=(-sigalgs "$offer")
-  cert=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sig[@]}" </dev/null 2>/dev/null |
-         openssl x509 2>/dev/null) || true
+  # Only a completed handshake counts: s_client prints the certificate it received even when the server broke the
+  # handshake off before its signature.
+  if ! hello=$(openssl s_client -connect "$target" -servername "${SERVER_NAME:-${target%:*}}" "${sig[@]}" </dev/null 2>&1); then
+    alert=$(grep -o 'alert [a-z ]*[a-z]' <<<"$hello" | head -n 1) || true
+    if [[ $alert == "alert internal error" ]]; then
+      fail+=("$what: $target broke off the handshake (TLS $alert): the server could not sign with its key. A worker whose token login failed answers so: does its PIN file hold the token's current PIN (check-pin-file.sh)? No further handshake was made: each can cost the token one more failed login.")
+      broken=1
+      return
+    fi
+    ((discover && ${#offer})) && return  # a one-type offer refused: no certificate of that key type, nothing to judge
+    fail+=("$what: no handshake with $target ($(grep -m 1 -i 'error' <<<"$hello" || echo 'no TLS answer')): is the server listening there with TLS?")
+    return
+  fi
+  cert=$(openssl x509 2>/dev/null <<<"$hello") || true
   if [[ -z $cert ]]; then
-    ((discover && ${#offer})) && return  # no certificate of that key type: nothing to judge
-    fail+=("$what: no certificate from $target: is the server listening there with TLS?")
+    fail+=("$what: no certificate from $target, though the handshake completed")
     return
   fi
   fingerprint=$(openssl x509 -noout -fingerprint -sha256 <<<"$cert" | sed "s/.*=//")
@@ -128,9 +139,10 @@ check_certificate() {
   [[ $local_key == CK_TRUE ]] || fail+=("$what: CKA_LOCAL is false: the key was made outside the token and imported, so copies may exist")
 }
 
-fail=() seen=()
+fail=() seen=() broken=0
 for offer in "${lists[@]}"; do
   check_certificate "$offer"
+  ((broken == 0)) || break
 done
 if ((${#fail[@]})); then
   printf 'check-key-in-token: the key of %s is not where it must be (slot %s):\n' "$target" "$SLOT" >&2

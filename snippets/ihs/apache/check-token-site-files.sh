@@ -71,8 +71,12 @@ store=${OCK_DATA_STORE:-/var/lib/opencryptoki}
 conf_dir=${HTTPD_CONF_DIR:-$( [[ -d /etc/apache2 ]] && echo /etc/apache2 || echo /etc/httpd )}
 labels=$(grep -rhoE 'pkcs11:[^"[:space:]]*token=[^;"[:space:]]+' "$conf_dir" 2>/dev/null | sed 's/.*token=//' | sort -u || true)
 # httpd's start, in seconds since the epoch: the boot time plus the process's start in clock ticks (/proc/PID/stat).
+# The boot time is now minus /proc/uptime (to 0.01 s), not /proc/stat's btime: btime is cut to the whole second, so a
+# PIN changed less than a second before httpd started (as the PIN rotation does) would read as changed after it.
 ticks=$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$pid/stat")
-started=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" '/^btime/ { printf "%.2f", $2 + t / hz }' /proc/stat)
+read -r up _ </proc/uptime
+started=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v now="$(date +%s.%N)" -v up="$up" \
+  'BEGIN { printf "%.2f", now - up + t / hz }')
 aged=""
 for label in $labels; do
   padded=$(printf '%-32s' "$label")
