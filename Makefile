@@ -72,8 +72,8 @@ doctor: ## name the known reasons a host's token stops answering: HOST=name INVE
 	$(call setup,verify)
 	$(TOX) -q -e doctor -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" --host "$(HOST)"
 
-BENCHES := tls verify liberty token pq soak walk build hosts snippet
-bench: ## measure on this machine: WHAT=tls|verify|liberty|token|pq|soak|walk|build|hosts|snippet (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
+BENCHES := tls verify liberty token token-settings pq soak walk build hosts snippet
+bench: ## measure on this machine: WHAT=tls|verify|liberty|token|token-settings|pq|soak|walk|build|hosts|snippet (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
 	@case " $(BENCHES) " in *" $(WHAT) "*) ;; *) echo "make bench: give WHAT=, one of: $(BENCHES)" >&2; exit 2 ;; esac
 	$(call setup,$(if $(filter build,$(WHAT)),pdf,check))
 	$(TOX) -q -e check --notest
@@ -88,6 +88,8 @@ bench-liberty:
 	$(TOX) -q -e check -- -n 0 -s checks/was/bench_liberty.py
 bench-token:
 	$(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_token.py
+bench-token-settings:
+	ZR_HOSTS=debian13-amd64 $(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_token_settings.py
 bench-pq:
 	$(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_pq.py
 bench-soak:

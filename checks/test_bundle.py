@@ -7,9 +7,13 @@ import hashlib
 import json
 import tarfile
 
+import pytest
+
 from zrunbook import bundle, ledger
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
     out = bundle.write_bundle(tmp_path / "b.tar.gz", results=tmp_path / "no-run.json")
     with tarfile.open(out) as tar:
@@ -29,6 +33,8 @@ def test_bundle_holds_every_snippet_byte_identical_with_its_sha256(tmp_path):
         assert {c["last_result"] for r in rows.values() for c in r["checks"]} == {"not run"}
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_the_manifest_reports_the_results_of_this_checkout_s_run(tmp_path):
     """A results file as make check writes it: a pass of the current bytes by every declared test of one file."""
     rel = "crypto/packages/verify-packages.sh"
@@ -46,6 +52,8 @@ def test_the_manifest_reports_the_results_of_this_checkout_s_run(tmp_path):
     assert {c["last_result"] for r in rows.values() if r["path"] != rel for c in r["checks"]} == {"not run"}
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_manifest_reports_a_result_for_other_bytes_as_stale_never_passed():
     real = sorted(p.relative_to(bundle.SNIPPETS).as_posix() for p in bundle.SNIPPETS.rglob("*.sh"))[0]
     check = {"checker": "shellcheck", "host": None, "test": "t"}
@@ -55,6 +63,8 @@ def test_manifest_reports_a_result_for_other_bytes_as_stale_never_passed():
                                      "checked": "2026-01-01", "commit": "abc1234"}]
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_a_site_profile_puts_its_values_into_the_bundle_s_site_env_and_no_pin(tmp_path):
     """make bundle PROFILE=...: the deployer's site.env holds the values make verify checks, and sources cleanly."""
     import subprocess
@@ -73,6 +83,8 @@ def test_a_site_profile_puts_its_values_into_the_bundle_s_site_env_and_no_pin(tm
     assert "TOKEN_USER_PIN=" not in env
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_the_bundle_holds_the_fixed_versions_rows_the_exporter_reads_beside_it(tmp_path):
     """The monitoring exporter's default rows file (crypto/verify/fixed-versions.args, relative to monitor/) is in
     the archive, one argument per line, the same arguments verify gives check-fixed-versions.sh."""

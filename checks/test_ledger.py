@@ -155,6 +155,7 @@ def test_only_a_whole_suite_run_on_every_host_may_forget_checks(monkeypatch, req
     assert whole_suite(SimpleNamespace(getoption=lambda name: require)) is expected
 
 
+@pytest.mark.uses("crypto/packages/verify-packages.sh")
 def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_path):
     """make check CHECKS=... after make check: the other snippets' results stay, this one's is replaced."""
     from types import SimpleNamespace
@@ -178,6 +179,7 @@ def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_p
     assert merged[other]["runs"] == [run(T2)]  # a narrowed run keeps what it did not run
 
 
+@pytest.mark.uses("crypto/packages/verify-packages.sh")
 def test_python_m_zrunbook_outcome_on_a_fresh_clone_says_not_run_in_this_build(tmp_path, monkeypatch, capsys):
     from zrunbook.__main__ import main
 

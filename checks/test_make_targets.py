@@ -117,9 +117,9 @@ def test_the_extension_check_finds_one_unloaded_one_unnamed_and_one_gone():
 def bench_problems(makefile: str, page: str) -> list[str]:
     """BENCHES, the bench target's `##` text and the maintainers' page's WHAT= list name the same kinds, in order."""
     benches = re.search(r"^BENCHES := (.*)$", makefile, re.M).group(1).split()
-    helped = re.search(r"^bench:.*## .*?WHAT=([a-z|]+)", makefile, re.M).group(1).split("|")
+    helped = re.search(r"^bench:.*## .*?WHAT=([a-z|-]+)", makefile, re.M).group(1).split("|")
     measuring = page.split("\n## Measuring", 1)[-1].split("\n## ", 1)[0]
-    listed = re.findall(r"^- `WHAT=([a-z]+)`", measuring, re.M)
+    listed = re.findall(r"^- `WHAT=([a-z-]+)`", measuring, re.M)
     return [f"{where} names {got}, BENCHES {benches}" for where, got in
             (("make help's bench line", helped), ("the maintainers' page", listed)) if got != benches]
 

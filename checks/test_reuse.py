@@ -29,16 +29,19 @@ def recorded(**change) -> dict:
     return entry
 
 
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
 def test_a_passed_test_whose_inputs_are_unchanged_is_reused():
     assert reuse.why_not(item(), recorded(), "debian13-amd64") is None
 
 
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
 def test_an_edit_of_a_snippet_the_test_read_runs_it_again_and_one_it_never_read_does_not():
     assert reuse.why_not(item(), recorded(snippets={READ: "0" * 64}), "debian13-amd64") == f"snippets {READ} changed"
     assert reuse.why_not(item(), recorded(snippets={READ: digest(READ)}), "debian13-amd64") is None
     assert OTHER not in recorded()["snippets"]  # so an edit of OTHER leaves the verdict standing
 
 
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
 @pytest.mark.parametrize(("change", "why"), [
     ({"outcome": "failed"}, "no passing run recorded here"),
     ({"code": "0" * 64}, "its code changed"),
@@ -50,6 +53,7 @@ def test_a_failed_run_changed_code_a_changed_table_or_image_or_an_unknown_state_
     assert reuse.why_not(item(), recorded(**change), "debian13-amd64").startswith(why)
 
 
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
 def test_timing_claims_and_what_the_observer_cannot_see_always_run():
     assert reuse.why_not(item("exclusive_cpu"), recorded(), "debian13-amd64") == "a timing claim (exclusive_cpu)"
     assert reuse.why_not(item(fixtures=("site",)), recorded(), None).startswith("it reads what the observer cannot")

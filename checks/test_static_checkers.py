@@ -15,13 +15,15 @@ CHECKS = ROOT / "checks"
 
 
 @pytest.mark.parametrize(("checker", "rel"), [
-    pytest.param(name, rel, marks=pytest.mark.snippet(rel, checker=name), id=f"{name}:{rel}")
+    pytest.param(name, rel, marks=[pytest.mark.snippet(rel, checker=name), pytest.mark.uses(*registry.reads(name))],
+                 id=f"{name}:{rel}")
     for name, rel in registry.cases()])
 def test_static_checker_accepts_the_snippet(checker, rel):
     assert registry.problems(checker, SNIPPETS / rel) == []
 
 
-@pytest.mark.parametrize(("checker", "rel"), [pytest.param(name, rel, id=f"{name}:{rel}")
+@pytest.mark.parametrize(("checker", "rel"), [pytest.param(name, rel, marks=pytest.mark.uses(*registry.reads(name)),
+                                                           id=f"{name}:{rel}")
                                               for name, rel in registry.bad_cases()])
 def test_static_checker_rejects_its_negative_case_as_its_header_says(checker, rel):
     """Rejected, and for the reason the file declares (``rejects:`` in its header, zrunbook/negatives.py)."""

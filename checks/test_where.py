@@ -10,6 +10,9 @@ import pytest
 from zrunbook import ROOT, ledger, where
 from zrunbook.snippets import all_snippets
 
+# where reads every snippet (their digests against the last run's results, where a run left results here)
+pytestmark = pytest.mark.uses("**/*")
+
 
 def test_where_answers_for_every_snippet_with_its_pages_and_checks():
     for rel in all_snippets():

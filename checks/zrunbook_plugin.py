@@ -306,9 +306,10 @@ def pytest_runtest_teardown(item, nextitem):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """A test that read a snippet it does not declare (checks/uses.py) fails at its teardown, naming what to add,
-    under ZR_UNDECLARED=fail; by default (report) the results only record it, until every test declares its reads."""
+    by default; ZR_UNDECLARED=report only records it in the results (for a look at what a change of the harness reads
+    before its declarations are written)."""
     report = yield
-    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "report") == "fail":
+    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "fail") != "report":
         undeclared = dict(item.user_properties).get("zr_inputs", {}).get("undeclared")
         if undeclared and report.outcome != "failed":
             report.outcome = "failed"

@@ -27,7 +27,10 @@ KINDS = ("static", "host")
 KEYS = {"static": {"kind", "evidence", "what", "validator", "files", "bad"}, "host": {"kind", "evidence", "what"}}
 # May be given: program = the proprietary library and level that ran ("GSKit 8.0.60.5"), where the evidence kind has
 # a badge_program to say it in; the kinds in NEEDS_PROGRAM require it.
-OPTIONAL = {"static": set(), "host": {"program"}}
+# A static checker may say which other snippets its validator reads besides the file it is given (reads = [globs]:
+# the study's GSKit commands beside its httpd.conf, the facts beside a measured file); the tests that run it
+# declare them (checks/uses.py), since the observer sees them read.
+OPTIONAL = {"static": {"reads"}, "host": {"program"}}
 # The evidence vocabulary: the [evidence.NAME] tables of checkers.toml, each with the words a badge shows
 # (badge, and badge_program where a program is named) and one line saying what a pass proves (means).
 VOCABULARY = "evidence"
@@ -85,6 +88,8 @@ def load(path: Path = REGISTRY, snippets: Path = SNIPPETS, checks: Path = CHECKS
             errors.append(f"checker {name!r}: evidence {evidence!r} must name the library that ran (program = ...)")
         if kind != "static" or not deep:
             continue
+        errors += [f"checker {name!r}: reads glob {p!r} matches no file under {snippets.name}/"
+                   for p in entry.get("reads", []) if not expand(p, snippets)]
         for key, root in (("files", snippets), ("bad", checks)):
             patterns = entry.get(key, [])
             if not isinstance(patterns, list) or not patterns:
@@ -204,6 +209,11 @@ def bad_cases() -> list[tuple[str, str]]:
     """(checker, negative case relative to checks/) for every static checker and every file it must reject."""
     return [(name, rel) for name, entry in static().items()
             for rel in sorted({rel for p in entry["bad"] for rel in expand(p, CHECKS)})]
+
+
+def reads(name: str) -> list[str]:
+    """The globs (under snippets/) of what static checker ``name``'s validator reads besides the file it checks."""
+    return list(static()[name].get("reads", []))
 
 
 def problems(name: str, path: Path) -> list[str]:

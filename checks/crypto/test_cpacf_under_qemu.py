@@ -8,6 +8,8 @@ query answers (the first doubleword of each pair: bit n = function code n; the s
 
 import re
 
+import pytest
+
 from zrunbook import SNIPPETS
 
 QUERY_ONLY = (0x8000000000000000, 0x0)
@@ -38,6 +40,7 @@ def icainfo_static() -> dict[str, str]:
     return {row[0].strip(): row[2].strip() for row in rows}
 
 
+@pytest.mark.uses("crypto/verify/openssl-version-a.out")
 def test_qemu_offers_no_aes_des_or_ghash_function_in_its_query_answers():
     masks = cpuinfo()
     for insn in ("km", "kmc", "kmac", "kmctr", "kmo", "kmf", "kma", "pcc"):
@@ -45,6 +48,7 @@ def test_qemu_offers_no_aes_des_or_ghash_function_in_its_query_answers():
     assert not has(masks["kimd"], 65), "GHASH is KIMD function 65"
 
 
+@pytest.mark.uses("crypto/verify/openssl-version-a.out")
 def test_qemu_offers_sha512_and_the_true_random_number_generator():
     masks = cpuinfo()
     for insn in ("kimd", "klmd"):
@@ -54,6 +58,7 @@ def test_qemu_offers_sha512_and_the_true_random_number_generator():
     assert has(masks["prno"], 114), "TRNG is PRNO function 114"
 
 
+@pytest.mark.uses("crypto/cpacf/icainfo.out", "crypto/verify/openssl-version-a.out")
 def test_libica_marks_the_msa4_group_static_from_the_facility_bit_alone():
     assert has(cpuinfo()["stfle"], 77), "facility 77: message-security-assist extension 4"
     static = icainfo_static()

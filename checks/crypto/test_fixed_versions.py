@@ -90,6 +90,7 @@ def test_the_check_asks_for_quadruples(host):
     assert "Give quadruples: RELEASE CVE PACKAGE FIXED-VERSION" in r.stderr, output(r)
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 def test_verify_passes_the_table_rows_to_the_check():
     step = BY_ID["crypto-fixed-versions"]
     assert step.snippet == CHECK

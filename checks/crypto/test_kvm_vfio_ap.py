@@ -99,6 +99,7 @@ def test_libvirt_schema_refuses_each_broken_hostdev(fresh_host, bad):
     assert "fails to validate" in r.stdout + r.stderr
 
 
+@pytest.mark.uses("crypto/kvm/vfio-ap-mdev.json")
 @pytest.mark.arch_dependent("the script's precondition checks differ on s390x")
 @pytest.mark.snippet(DEFINE, checker="testinfra")
 def test_define_script_stops_with_a_sentence_off_a_kvm_host(fresh_host):

@@ -45,6 +45,7 @@ def messages_naming_a_pin(path):
             and '>"$pin_file"' not in m]
 
 
+@pytest.mark.uses("crypto/token/init-token.sh")
 def test_init_token_never_names_a_pin_variable_in_a_message():
     assert messages_naming_a_pin(SNIPPETS / "crypto/token/init-token.sh") == []
 

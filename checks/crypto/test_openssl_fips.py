@@ -48,6 +48,8 @@ def test_with_the_fips_configuration_openssl_answers_only_from_the_fips_provider
     assert fresh_host.file("/etc/ssl/fipsmodule.cnf").contains("^module-mac = ")
 
 
+@pytest.mark.uses("crypto/fips/enable-openssl-fips-provider.sh", "crypto/fips/install-openssl-fips-debian.sh",
+                  "crypto/fips/openssl-fips.cnf")
 @pytest.mark.negative("crypto/fips/check-openssl-fips.sh",
                       expects="the check fails under the system's own OpenSSL configuration")
 @pytest.mark.snippet(CHECK, checker="testinfra")
@@ -58,6 +60,8 @@ def test_fips_check_fails_with_the_system_configuration(fresh_host):
     assert "the fips provider is not active with the system configuration (active: default)" in r.stderr
 
 
+@pytest.mark.uses("crypto/fips/enable-openssl-fips-provider.sh", "crypto/fips/install-openssl-fips-debian.sh",
+                  "crypto/fips/openssl-fips.cnf")
 @pytest.mark.negative("crypto/fips/check-openssl-fips.sh",
                       expects="the check fails while the default provider is active beside the FIPS provider")
 @pytest.mark.snippet(CHECK, checker="testinfra")
@@ -70,6 +74,7 @@ def test_fips_check_fails_when_the_default_provider_answers_beside_it(fresh_host
     assert "(active providers: default fips)" in r.stderr
 
 
+@pytest.mark.uses("crypto/fips/enable-openssl-fips-provider.sh", "crypto/fips/install-openssl-fips-debian.sh")
 @pytest.mark.negative("crypto/fips/check-openssl-fips.sh",
                       expects="the check fails when the FIPS module's MAC does not match")
 @pytest.mark.snippet(CHECK, CONF, checker="testinfra")
@@ -119,6 +124,8 @@ def refuses_tls12(host, conf: str, port: int) -> bool:
     return "New, TLSv1.2, Cipher is " not in r.stdout
 
 
+@pytest.mark.uses("crypto/fips/check-openssl-fips.sh", "crypto/fips/enable-openssl-fips-provider.sh",
+                  "crypto/fips/install-openssl-fips-debian.sh")
 @pytest.mark.snippet(CONF, checker="testinfra")
 def test_the_fips_configuration_keeps_the_systems_tls_policy(fresh_host):
     """The system's openssl.cnf is included first: a TLS policy set there (here TLS 1.3 at least, as a system_default

@@ -87,6 +87,7 @@ def test_cca_token_reads_its_configuration_and_stops_only_at_the_missing_cca_lib
     assert LIBRARY_MISSING["cca"] in r.stderr
 
 
+@pytest.mark.uses("crypto/secure-key/ep11-tls-token-slot.conf")
 @pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
                       expects="openCryptoki refuses each broken token configuration with its parser's message")
 @pytest.mark.only_hosts("debian13-s390x")
@@ -106,6 +107,7 @@ def test_openCryptoki_refuses_each_broken_token_configuration(fresh_host, bad):
     assert REFUSED[bad] in r.stderr, output(r)
 
 
+@pytest.mark.uses("crypto/secure-key/ep11-tls-token-slot.conf")
 @pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
                       expects="the check fails and shows the other APQNs openCryptoki read from octal numbers")
 @pytest.mark.only_hosts("debian13-s390x")

@@ -46,6 +46,7 @@ def test_pkcsslotd_reads_the_service_slot_and_finds_an_ica_token_there(fresh_hos
     assert "Model: ICA" in info, info
 
 
+@pytest.mark.uses("crypto/token/init-token.sh")
 @pytest.mark.snippet(STANZA, checker="testinfra")
 def test_each_service_token_has_its_own_pins_and_keys(fresh_host):
     """Also settles what the openCryptoki page says of comments: the stanza's braces hold a '#' line, and 3.23's

@@ -18,6 +18,7 @@ def as_admin(host, command: str):
     return host.run(f"runuser -u {ADMIN} -- env {command}")
 
 
+@pytest.mark.uses("crypto/token/let-pkcs11-group-store-keys.sh")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_a_pkcs11_member_initialises_the_token_without_root(fresh_host):
     start_pkcsslotd(fresh_host)

@@ -247,6 +247,7 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     assert "/tmp/leaked.pem: a PEM private key" in leaked, leaked
 
 
+@pytest.mark.uses("daytwo/remove-old-token-key.sh", "monitor/zrunbook-alerts.yml")
 @pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
                       expects="the challenge fails and the old certificate keeps serving")
 @pytest.mark.snippet(RENEW, checker="testinfra")
@@ -312,6 +313,7 @@ def test_a_failed_login_already_counted_stops_the_renewal_before_it_logs_in(fres
     assert site_state(host) == before
 
 
+@pytest.mark.uses("daytwo/remove-old-token-key.sh")
 @pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
                       expects="the renewal refuses a chain the site does not trust and installs nothing")
 @pytest.mark.snippet(RENEW, checker="testinfra")
@@ -360,6 +362,7 @@ LOAD = "ihs/apache/check-cold-start.sh"
 LOAD_CLIENTS, LOAD_EACH = 16, 50
 
 
+@pytest.mark.uses("daytwo/remove-old-token-key.sh", "daytwo/switch-token-certificate.sh")
 @pytest.mark.snippet(RENEW, LOAD, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
@@ -464,6 +467,7 @@ def test_the_renewal_is_due_at_two_thirds_of_the_certificate_s_own_lifetime_and_
     assert site_state(host) == before
 
 
+@pytest.mark.uses("daytwo/remove-old-token-key.sh", "daytwo/switch-token-certificate.sh", "monitor/zrunbook-alerts.yml")
 @pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
                       expects="a read-only token store stops the renewal with a sentence; the old certificate serves")
 @pytest.mark.snippet(RENEW, checker="testinfra")
@@ -540,6 +544,7 @@ lib.C_Finalize(None)
 """
 
 
+@pytest.mark.uses("daytwo/remove-old-token-key.sh")
 @pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
                       expects="a full token stops the renewal at the key step and the old certificate keeps serving")
 @pytest.mark.snippet(RENEW, checker="testinfra")

@@ -209,6 +209,7 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
     assert verified.strip() == "Verified OK"
 
 
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
 @pytest.mark.negative("daytwo/restore-token.sh",
                       expects="the restore refuses an archive without the master key files and changes nothing")
 @pytest.mark.snippet(RESTORE, checker="testinfra")
@@ -240,6 +241,7 @@ def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_sta
     assert_shown_output(REFUSED, refused.stderr, shown)
 
 
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
 @pytest.mark.snippet(RESTORE, checker="testinfra")
 @pytest.mark.snippet(BACKED_UP, RESTORED, checker="output-regenerated")
 @pytest.mark.from_state(TOKEN_KEY)
@@ -264,6 +266,7 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
 OLD_FORMAT_SLOT = "sed -i '/libpkcs11_sw.so/{n;/tokversion/d}' /etc/opencryptoki/opencryptoki.conf"  # amd64's Soft
 
 
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
 @pytest.mark.negative("daytwo/restore-token.sh",
                       expects="the restore refuses a slot that reads the old store format and changes nothing")
 @pytest.mark.snippet(RESTORE, checker="testinfra")
@@ -282,6 +285,7 @@ def test_a_slot_that_reads_the_old_store_format_is_refused_and_nothing_changes(f
     assert target.run(f"test -e {STORE}/{folder}/MK_USER").rc == 1
 
 
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.only_hosts("debian13-amd64", why="it edits the soft token's slot stanza, the token amd64 uses")
 def test_a_3_12_store_in_a_slot_without_tokversion_reads_as_a_locked_token(fresh_host, target):
@@ -302,6 +306,7 @@ def test_a_3_12_store_in_a_slot_without_tokversion_reads_as_a_locked_token(fresh
     assert "CKR_PIN_LOCKED" in login.stdout + login.stderr, output(login)
 
 
+@pytest.mark.uses("daytwo/make-backup-key.sh")
 @pytest.mark.snippet(BACKUP, IN_USE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
@@ -323,6 +328,7 @@ def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
     assert host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}").rc == 0
 
 
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_public_key(fresh_host, target):
     """Why restore-token.sh removes /dev/shm/var.lib.opencryptoki.<folder>: openCryptoki keeps an index of the
@@ -342,6 +348,7 @@ def test_a_token_folder_copied_in_while_its_shared_memory_remains_hides_the_publ
     assert key_attributes(target, slot_of(target)).count(f'Label: "{KEY}"') == 2
 
 
+@pytest.mark.uses("daytwo/check-token-not-in-use.sh")
 @pytest.mark.negative("daytwo/restore-token.sh", expects="the archive does not open without the backup key")
 @pytest.mark.snippet(BACKUP, RESTORE, MAKE_KEY, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
@@ -394,6 +401,7 @@ def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written
     assert files(target, ".") == before
 
 
+@pytest.mark.uses("daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
 @pytest.mark.negative("daytwo/restore-token.sh", "daytwo/back-up-token.sh",
                       expects="a link or FIFO planted in the token folder is refused, not followed")
 @pytest.mark.snippet(BACKUP, RESTORE, checker="testinfra")
@@ -499,6 +507,7 @@ def test_a_pin_of_digits_alone_is_refused_and_a_backup_key_is_never_overwritten(
     assert "AGE-SECRET-KEY-" not in noted.stdout + noted.stderr, "the secret key was printed"
 
 
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/restore-token.sh")
 def test_the_scripts_know_the_token_folders_of_the_facts_table():
     rows = facts.table(TABLE)
     restore = (SNIPPETS / RESTORE).read_text(encoding="utf-8")

@@ -53,6 +53,7 @@ def test_the_lifetimes_table_renews_each_lifetime_at_the_schedule_s_two_thirds()
     assert f"renewal at {r.words(r.RENEW_AT)} of it (day)" == r.RENEWAL_COLUMN
 
 
+@pytest.mark.uses("daytwo/acme/renew-token-certificate-acme.sh", "monitor/zrunbook-alerts.yml")
 def test_the_script_and_the_rules_carry_the_schedule_s_fractions():
     script = (SNIPPETS / RENEW).read_text()
     assert re.findall(r"\(end - start\) \* (\d+) / (\d+)", script) == [
@@ -121,6 +122,7 @@ def test_the_expiry_alert_fires_after_the_renewal_window_for_every_lifetime_and_
     assert "before-47d" in said[0], said
 
 
+@pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.parametrize("alert", ["CertificateRenewalFailing", "CertificateExpiresSoon"])
 @pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
 def test_the_rule_tests_fail_when_a_renewal_or_expiry_alert_is_lost(tmp_path, alert):

@@ -49,6 +49,7 @@ def port() -> int:
 # --- the files agree with each other and with the server page (no host) --------------------------------------------
 
 
+@pytest.mark.uses("db2/tls/cli-tls-connection-string.txt", "db2/tls/db2dsdriver.cfg", "db2/tls/enable-tls.sh")
 def test_the_configuration_and_the_connection_string_name_the_server_scripts_tls_port():
     cfg = (SNIPPETS / CFG).read_text(encoding="utf-8")
     pairs = dict(p.split("=", 1) for p in (SNIPPETS / CONNSTR).read_text(encoding="utf-8").strip().split(";") if p)
@@ -146,6 +147,7 @@ def test_db2cli_reads_the_configuration_and_offers_tls_13_the_server_accepts(cli
     assert_reached_tls_13_and_went_past_the_handshake(result, hello, names)
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.snippet(CONNSTR, TEST, checker="db2cli")
 def test_the_connection_string_makes_the_same_tls_13_connection(cli):
     host, names = cli
@@ -154,6 +156,7 @@ def test_the_connection_string_makes_the_same_tls_13_connection(cli):
     assert_reached_tls_13_and_went_past_the_handshake(result, hello, names)
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
                       expects="db2cli refuses a server certificate from another CA")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
@@ -170,6 +173,7 @@ def test_a_server_certificate_from_another_ca_is_refused(cli):
     assert_shown_output(WRONG_CA, shown, normalise_common)
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
                       expects="the connection test fails: the server's certificate names another host")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
@@ -179,6 +183,7 @@ def test_a_server_certificate_for_another_host_name_is_refused(cli):
     assert_refused(result, "SQL20576N", "does not name the host you connect to")
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
                       expects="the connection test fails against a server that does not allow TLS 1.3")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
@@ -191,6 +196,7 @@ def test_a_server_that_does_not_allow_tls_13_is_refused(cli):
                    "the TLS handshake failed")
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
                       expects="a misspelt security transport mode goes in clear and the script stops")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
@@ -202,6 +208,7 @@ def test_a_misspelt_security_transport_mode_goes_in_clear_and_the_script_stops(c
     assert_refused(result, "**UNKNOWN**", "leaves the connection in clear")
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh", "db2/tls/test-cli-tls-connection.sh")
 @pytest.mark.snippet(CFG, checker="db2cli")
 def test_without_tls_version_the_driver_also_offers_tls_12_with_cbc_suites(cli):
     host, names = cli
@@ -218,6 +225,7 @@ def test_without_tls_version_the_driver_also_offers_tls_12_with_cbc_suites(cli):
     print("TLS 1.2 suites db2cli offers that the server's SSL_CIPHERSPECS does not allow:", outside)
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 @pytest.mark.parametrize(("edit", "said"), [
     # a list is not a value of TLSVersion: the driver refuses the keyword before it connects
@@ -252,6 +260,7 @@ def test_the_script_stops_with_a_sentence_without_db2cli_or_tls_in_the_connectio
 # --- post-quantum key exchange: what the GSKit client offers (issue 44, item 4) -----------------------------------
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 def test_the_parser_reads_the_groups_openssl_offers_so_an_ml_kem_offer_would_be_seen(cli):
     """The control: OpenSSL 3.5's s_client asked for X25519MLKEM768 and X25519 shows both in supported_groups and
     the hybrid one in key_share, so the next tests' 'no ML-KEM' is read from a parser that sees ML-KEM."""
@@ -264,6 +273,7 @@ def test_the_parser_reads_the_groups_openssl_offers_so_an_ml_kem_offer_would_be_
     assert offer.key_shares[0] == 0x11EC, offer.key_shares
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 def test_db2cli_offers_only_classical_key_exchange_groups(cli):
     """GSKit 8.0.60.5 as db2cli's TLS 1.3 client, with the page's configuration: its supported_groups and key_share
@@ -279,6 +289,7 @@ def test_db2cli_offers_only_classical_key_exchange_groups(cli):
     assert named == list(values.GSKIT_CLIENT_GROUPS), named
 
 
+@pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.negative("db2/tls/test-cli-tls-connection.sh",
                       expects="the connection test fails against a server that allows only ML-KEM key exchange")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")

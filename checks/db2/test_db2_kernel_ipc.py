@@ -30,6 +30,7 @@ def load(conf_in_container: str) -> str:
     return f"SYSCTL_DIR=/tmp/sysctl.d bash {snippet_path(LOAD)} {shlex.quote(conf_in_container)}"
 
 
+@pytest.mark.uses("db2/kernel/90-db2-ipc-2013-sles11.conf", "db2/kernel/90-db2-ipc.conf")
 def test_ipc_snippets_set_only_ipc_namespaced_keys():
     for rel in (ipc.CURRENT_CONF, ipc.STUDY_CONF):
         assert set(ipc.conf_values(rel)) <= ipc.IPC_NAMESPACED, rel

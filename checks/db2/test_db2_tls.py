@@ -152,6 +152,7 @@ def test_a_truststore_with_another_ca_refuses_the_server(client):
                         lambda t: normalise_common(re.sub(r"-url \S+", "-url <url>", t)))
 
 
+@pytest.mark.uses("db2/tls/create-client-truststore.sh", "db2/tls/enable-tls.sh", "db2/tls/test-jdbc-tls-connection.sh")
 @pytest.mark.snippet(PROPS, checker="jdbc-driver")
 def test_without_ssl_connection_the_check_finds_no_tls_at_all(client):
     host, names = client
@@ -162,6 +163,7 @@ def test_without_ssl_connection_the_check_finds_no_tls_at_all(client):
         "the driver sent no TLS ClientHello: the connection (and the user's password) went in clear"]
 
 
+@pytest.mark.uses("db2/tls/create-client-truststore.sh", "db2/tls/enable-tls.sh", "db2/tls/test-jdbc-tls-connection.sh")
 @pytest.mark.snippet(PROPS, checker="jdbc-driver")
 def test_without_ssl_cipher_suites_the_driver_offers_suites_the_page_does_not_promise(client):
     host, names = client
@@ -203,6 +205,7 @@ def datasource_properties(ca: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.uses("db2/tls/create-client-truststore.sh", "db2/tls/enable-tls.sh", "db2/tls/test-jdbc-tls-connection.sh")
 @pytest.mark.snippet("was/wsadmin/set-datasource-tls.py", checker="jdbc-driver")
 def test_the_websphere_data_source_properties_trust_a_pem_file_without_a_truststore(client):
     host, names = client

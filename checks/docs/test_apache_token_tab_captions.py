@@ -4,6 +4,8 @@ for dpkg-architecture, which a clean host lacks."""
 
 import re
 
+import pytest
+
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.walkthrough import NEEDS
 
@@ -20,6 +22,8 @@ def test_the_token_pages_debian_steps_say_what_they_really_need():
     assert "dpkg-architecture" not in text
 
 
+@pytest.mark.uses("ihs/apache/openssl-pkcs11-provider-fips-ubuntu-debian.conf",
+                  "ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf")
 def test_the_debian_openssl_file_names_the_path_for_other_architectures():
     for conf in (CONF, CONF.with_name("openssl-pkcs11-provider-fips-ubuntu-debian.conf")):
         text = conf.read_text(encoding="utf-8")

@@ -3,6 +3,8 @@ program runs. GSKit's commands take them only that way (-pw), so each page that 
 
 import re
 
+import pytest
+
 from zrunbook import ROOT, SNIPPETS
 from zrunbook.where import shown_on
 
@@ -23,6 +25,8 @@ def missing_warnings() -> list[str]:
     return missing
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*.sh")
 def test_every_page_with_a_password_on_a_gskit_command_line_says_it_is_visible_in_ps():
     assert missing_warnings() == []
 

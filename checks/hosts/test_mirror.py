@@ -214,6 +214,7 @@ def _load_badges_extension():
     return badges
 
 
+@pytest.mark.uses("crypto/packages/verify-packages.sh")
 def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badge_says_so(tmp_path):
     from types import SimpleNamespace
 

@@ -33,6 +33,8 @@ def test_the_token_key_state_runs_the_token_and_apache_helpers_and_no_other_chap
     assert "checks/hosts/plugin.py" not in names  # pytest's side of the harness does not make a state
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_an_unrelated_module_changed_keeps_the_key(project_copy):
     before = TOKEN_KEY.inputs()
     with (project_copy / "zrunbook/verify/fleet.py").open("a", encoding="utf-8") as fh:
@@ -42,6 +44,8 @@ def test_an_unrelated_module_changed_keeps_the_key(project_copy):
     assert TOKEN_KEY.inputs() == before
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 @pytest.mark.parametrize("changed", ["checks/hosts/token.py", "zrunbook/ihs/distro_paths.py",
                                      "snippets/crypto/token/init-token.sh"])
 def test_a_module_or_snippet_the_preparation_uses_changed_makes_a_new_key(project_copy, changed):

@@ -38,6 +38,8 @@ SAMPLER = (f"cat {WORK}/c* 2>/dev/null | grep -c '^ok' || true; cat {WORK}/c* 2>
            "{split($2, a, \"/\"); print a[1]; exit}'")
 
 
+# the bench merges its new rows into the data file it writes (a read the observer sees)
+@pytest.mark.uses("results/measured/soak.csv")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_five_minutes_of_new_connections(fresh_host):
     ca = apache.serve_token(fresh_host)

@@ -70,6 +70,8 @@ def keys_in_files(host, ecdsa: bool) -> None:
     apache.start(host)
 
 
+# the bench merges its new rows into the data file it writes (a read the observer sees)
+@pytest.mark.uses("results/measured/token-cost.csv")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_against_file_key(fresh_host):
     ecdsa = arch(fresh_host) == "amd64"  # under qemu the ICA token makes no P-256 key (no CPACF ECC)

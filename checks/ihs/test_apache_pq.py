@@ -43,6 +43,9 @@ def use_line_before_3_5(host) -> None:
                          " && apache2ctl -t && apache2ctl stop && sleep 1 && apache2ctl start && sleep 2")
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-openssl.conf", "ihs/apache/apache-tls-pkcs11-ecdsa.conf",
+                  "ihs/apache/apache-tls-pkcs11.conf", "ihs/apache/groups-before-openssl-3.5.conf",
+                  "webseal/apache/apache-ssl-junction.conf")
 def test_every_apache_site_offers_the_hybrid_group_first():
     for site in SITES:
         assert site_groups(site)[0] == HYBRID, site
@@ -57,6 +60,7 @@ def openssl_accepts(groups: str) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-openssl.conf", "ihs/apache/groups-before-openssl-3.5.conf")
 def test_this_machines_openssl_accepts_the_sites_groups_only_from_3_5():
     """The real OpenSSL here (3.0 on the Debian 12 build machines, 3.5 on a Debian 13 one) decides: below the version
     tls_groups says the sites' line needs, it refuses the line; the line for older OpenSSL is accepted by all."""

@@ -91,6 +91,7 @@ def test_session_cache_fragment_lets_clients_resume_tls12_and_tls13_sessions(fre
     assert_shown_output(CHECK_OUT, result.stdout)
 
 
+@pytest.mark.uses("ihs/apache/enable-session-cache-debian.sh")
 @pytest.mark.negative("ihs/apache/check-session-resumption.sh", expects="the check fails: no session to resume")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.snippet(NO_CACHE_OUT, checker="output-regenerated")
@@ -105,6 +106,7 @@ def test_resumption_check_fails_when_the_server_keeps_no_cache_and_sends_no_tick
     assert_shown_output(NO_CACHE_OUT, result.stdout)
 
 
+@pytest.mark.uses("ihs/apache/enable-session-cache-debian.sh")
 @pytest.mark.snippet(CACHE, checker="apache-tls")
 def test_a_session_older_than_the_cache_timeout_needs_a_full_handshake(fresh_host):
     ca = serve_files(fresh_host)
@@ -165,6 +167,7 @@ def test_debians_own_defaults_already_resume_sessions_for_300_seconds(fresh_host
     assert "session ticket lifetime hint from the server: 300 s." in result.stdout, output(result)
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-session-cache.conf")
 @pytest.mark.snippet(ENABLE_CACHE, checker="testinfra")
 def test_the_cache_step_comments_out_debians_lines_once_and_keeps_the_original(fresh_host):
     serve_files(fresh_host)
@@ -186,6 +189,7 @@ def test_the_cache_step_stops_when_the_fragment_was_not_saved(fresh_host):
     fresh_host.run_expect([0], f"grep -Eq '^[[:space:]]*SSLSessionCache[[:space:]]' {DEBIAN_SSL_CONF}")
 
 
+@pytest.mark.uses("ihs/apache/check-session-resumption.sh")
 def test_a_later_sessioncache_none_does_not_switch_off_the_distributions_cache(fresh_host):
     """Why the page says to comment out the distribution's lines rather than add 'none' after them."""
     ca = serve_files(fresh_host)
@@ -195,6 +199,8 @@ def test_a_later_sessioncache_none_does_not_switch_off_the_distributions_cache(f
     assert counts(result) == {"TLSv1.2": (2, 0), "TLSv1.3": (2, 0)}, output(result)
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-session-cache.conf", "ihs/apache/check-session-resumption.sh",
+                  "ihs/apache/enable-session-cache-debian.sh")
 def test_a_graceful_restart_that_switches_the_cache_off_stops_httpd(fresh_host):
     """Why the page says stop and start: httpd 2.4.68 (Debian 13) exits, without a log line, on a graceful
     restart that turns a running shmcb cache off; stopped and started, it runs without resumption."""

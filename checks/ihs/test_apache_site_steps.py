@@ -51,6 +51,7 @@ def test_the_site_step_stops_when_no_site_was_saved(fresh_host):
     assert "save the site configuration there first" in result.stderr
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-openssl.conf")
 @pytest.mark.negative("ihs/apache/enable-tls-site-debian.sh",
                       expects="the site step stops when the certificate the site names is missing")
 @pytest.mark.snippet(SITE_STEP, checker="testinfra")
@@ -167,6 +168,7 @@ def test_the_test_ca_stops_on_a_wrong_command_line(fresh_host, args, message):
     assert fresh_host.run("test -e /root/test-ca").rc == 1  # stopped before making anything
 
 
+@pytest.mark.uses("ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf")
 @pytest.mark.only_hosts("debian13-amd64", why="it checks the sentence that names the x86_64 library folder")
 @pytest.mark.snippet(KEY_STEP, checker="testinfra")
 def test_the_key_step_names_this_machines_library_when_the_file_names_ibm_zs(fresh_host):
@@ -178,6 +180,7 @@ def test_the_key_step_names_this_machines_library_when_the_file_names_ibm_zs(fre
             "'/usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so'") in result.stderr, output(result)
 
 
+@pytest.mark.uses("ihs/apache/openssl-pkcs11-provider-ubuntu-debian.conf")
 @pytest.mark.snippet(KEY_STEP, checker="testinfra")
 def test_the_key_step_says_to_install_pkcs11_provider_when_it_does_not_load(fresh_host):
     """The s390x walk's stumble: the page assumed the package, no step installed it, and openssl req then

@@ -108,6 +108,7 @@ def test_the_http2_and_hsts_check_fails_on_the_2013_equivalent_site(fresh_host):
     assert http2_and_hsts(fresh_host, ca) == ("1.1", "")
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-2013-equivalent.conf")
 @pytest.mark.snippet("ihs/apache/enable-tls-site-debian.sh", checker="apache-tls")
 def test_http2_enabled_for_another_site_breaks_http2_clients_of_the_2013_site(fresh_host):
     """Why the site step enables mod_http2 only for a site with a Protocols h2 line: Debian's http2.conf then
@@ -148,6 +149,7 @@ def test_token_key_and_httpd_environment_snippets_are_safe_to_run_twice(fresh_ho
     assert fresh_host.run("grep -c '^export OPENSSL_CONF=' /etc/apache2/envvars").stdout.strip() == "1"
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256)
 @pytest.mark.snippet(*TOKEN_SNIPPETS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)

@@ -36,6 +36,7 @@ n=$(cat /tmp/icastats-calls 2>/dev/null || echo 0); echo $((n + 1)) > /tmp/icast
 """
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_the_check_passes_when_libicas_aes_counts_grow_in_hardware(fresh_host):
     host = fresh_host
@@ -48,6 +49,7 @@ def test_the_check_passes_when_libicas_aes_counts_grow_in_hardware(fresh_host):
     assert "libica counted 16 AES operations in hardware, 0 in software" in result.stdout
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.negative("crypto/verify/check-bulk-cipher-in-libica.sh",
                       expects="the check fails, with its sentence, when AES runs outside libica")
 @pytest.mark.snippet(CHECK, checker="testinfra")

@@ -72,6 +72,7 @@ def test_every_attribute_number_is_the_one_gskit_names_in_its_own_library():
     assert table == {name: named.get(name) for name in table}
 
 
+@pytest.mark.uses("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 def test_the_page_fragment_maps_to_the_token_key_tls_12_and_13_and_its_four_suites():
     got = {s.attribute: s.value for s in gskit_server.attributes(page_conf())}
     assert got["GSK_KEYRING_FILE"] == f"{ROOT}/ssl/key.kdb"
@@ -202,6 +203,8 @@ def gskit_host(request, zr_host_pool):
         zr_host_pool.remove(host)
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                  "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_gskit_serves_the_fragment_from_the_key_database_tls_12_and_13_with_the_pages_suites_only(gskit_host):
     host = gskit_host
@@ -230,6 +233,8 @@ def test_gskit_serves_the_fragment_from_the_key_database_tls_12_and_13_with_the_
     assert "handshake: 0 protocol=596 cipher=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384" in said
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                  "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_gskit_alone_starts_with_tls_12_and_13_off_so_the_mapping_names_every_protocol(gskit_host):
     """Why gskit_server.py sets every protocol: GSKit 8.0.60.5 with no protocol attribute serves TLS 1.1 and
@@ -255,6 +260,8 @@ def test_gskit_alone_starts_with_tls_12_and_13_off_so_the_mapping_names_every_pr
     assert field(old, "Protocol version") == "TLSv1.1"
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                  "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_gskit_refuses_to_start_with_a_stash_of_another_password(gskit_host):
     host = gskit_host
@@ -266,6 +273,8 @@ def test_gskit_refuses_to_start_with_a_stash_of_another_password(gskit_host):
     assert "gsk_environment_init: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD" in said, said
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                  "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_a_label_the_key_database_lacks_fails_every_handshake(gskit_host):
     """GSKit opens the key database and looks the label up per connection: every handshake fails with
@@ -281,6 +290,8 @@ def test_a_label_the_key_database_lacks_fails_every_handshake(gskit_host):
     assert "handshake: 407 GSK_ERROR_BAD_KEYFILE_LABEL" in log(host)
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                  "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_gskit_refuses_an_ecdhe_cbc_suite_for_tls_11_and_the_lint_warns_naming_the_harness(gskit_host):
     """IHS's cipher table lists TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA for TLS 1.0 to 1.2; GSKit 8.0.60.5 under the
@@ -351,6 +362,8 @@ def check_token_signs(host, slot: str):
     return host.run(f"env {env} bash {snippet_path(CHECK_SIGNS)} localhost:443 3")
 
 
+@pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
+                  "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
 def test_gskit_serves_the_page_fragment_with_the_key_in_the_token_and_both_outcome_checks_pass(gskit_host):
     host = gskit_host
@@ -374,6 +387,8 @@ def test_gskit_serves_the_page_fragment_with_the_key_in_the_token_and_both_outco
     print(key.stdout, signs.stdout)
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
+                  "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
                       expects="both checks fail when GSKit serves the key from the key database")
 @pytest.mark.snippet(CONF, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
@@ -395,6 +410,8 @@ def test_both_outcome_checks_fail_when_gskit_serves_the_key_from_the_key_databas
     assert "signed outside the token" in signs.stderr
 
 
+@pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
+                  "ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_gskit_does_not_serve_with_a_wrong_token_pin_in_the_stash(gskit_host):
     host = gskit_host
@@ -460,6 +477,7 @@ EXTRACTABLE = "CKA_EXTRACTABLE is true: the key can be wrapped out of the token"
 ONCE_EXTRACTABLE = "CKA_NEVER_EXTRACTABLE is false: the key was extractable once"
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.negative("crypto/verify/check-key-in-token.sh",
                       expects="the key-in-token check fails on a key GSKit generated in the token: "
                               "CKA_EXTRACTABLE true and CKA_NEVER_EXTRACTABLE false")
@@ -492,6 +510,7 @@ def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_
     assert ONCE_EXTRACTABLE in key.stderr, output(key)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.uses(TEST_CA)
 @pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
 def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_attribute_is_cleared(gskit_host):
@@ -550,6 +569,7 @@ def switched_conf(host, label: str) -> str:
     return switched
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.uses(TEST_CA)
 @pytest.mark.snippet(CONF, DRIVER, CHECK_SIGNS, checker="gskit-server")
 def test_gskit_renews_the_token_certificate_switches_sslservercert_and_removes_the_old_key(gskit_host):
@@ -584,6 +604,7 @@ def test_gskit_renews_the_token_certificate_switches_sslservercert_and_removes_t
     assert signs.rc == 0, output(signs)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
                       expects="the unswitched fragment serves no handshake once GSKit removed the old certificate")
 @pytest.mark.uses(TEST_CA)
@@ -610,6 +631,8 @@ def test_gskit_fails_every_handshake_when_the_old_key_is_removed_before_sslserve
 # --- two scanners against GSKit serving the page's fragment ---------------------------------------------------------
 
 
+@pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
+                  "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
 def test_testssl_finds_only_tls_12_and_13_from_gskit_serving_the_page_fragment(gskit_host):
     host = gskit_host
@@ -644,6 +667,8 @@ def sslyze(host, tmp_path: Path):
     return proc, json.loads(out.read_text()) if out.exists() else None
 
 
+@pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
+                  "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
 def test_sslyze_finds_the_pages_suites_and_gskits_own_curves_outside_mozilla_intermediate(gskit_host, tmp_path):
     """The protocols and suites are the file's. What the file does not set is GSKit's: it accepts X448 and secp521r1
@@ -679,6 +704,7 @@ def test_sslyze_finds_the_pages_suites_and_gskits_own_curves_outside_mozilla_int
 # --- GSKit judges the facts tables' names ------------------------------------------------------------------------
 
 
+@pytest.mark.uses("ihs/apache/test-ca.sh")
 @pytest.mark.snippet(CONF, checker="gskit-server")
 def test_gskit_judges_every_protocol_and_cipher_the_ihs_and_db2_tables_list_as_they_record(gskit_host):
     """Every (protocol, cipher) in facts/ihs/ihs-ciphers.csv and ihs-protocols.csv and every SSL_CIPHERSPECS and
@@ -706,6 +732,8 @@ def test_gskit_judges_every_protocol_and_cipher_the_ihs_and_db2_tables_list_as_t
 ML_KEM_GROUPS = ("X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024", "MLKEM512", "MLKEM768", "MLKEM1024")
 
 
+@pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
+                  "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
 def test_gskit_serving_the_page_fragment_negotiates_no_ml_kem_group_and_falls_back_to_x25519(gskit_host):
     """What GSKit 8.0.60.5 does when a client offers post-quantum key exchange, measured: OpenSSL 3.5's s_client

@@ -48,6 +48,9 @@ def test_current_httpd_conf_names_the_token_certificate_and_files_the_gskit_step
     assert gskit.consistency(scripts(CURRENT), current_with_driver(distro), name, on_distro(distro)) == []
 
 
+@pytest.mark.uses("ihs/gskit/create-key-database.sh", "ihs/gskit/create-token-certificate.sh",
+                  "ihs/gskit/list-token-certificates.sh", "ihs/gskit/stash-token-pin.sh",
+                  "ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="gskit-httpd-consistency")
 def test_consistency_check_reports_an_ubuntu_debian_driver_naming_the_rhel_library():
     wrong = driver_fragment("ubuntu-debian").replace(library("ubuntu-debian"), library("rhel-sles"))
@@ -81,6 +84,7 @@ def test_validator_rejects_the_studys_key_database_password_on_the_command_line(
     assert problems == ["line 9: gskcmd -keydb -create: -pw must come from an environment variable, not '1234'"]
 
 
+@pytest.mark.uses("ihs/gskit/create-key-database-2013.sh", "ihs/gskit/stash-token-pin.sh")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-2013.conf", checker="gskit-httpd-consistency")
 def test_consistency_check_reports_the_studys_certificate_cn_that_differs_from_servername():
     bad = scripts(["create-key-database-2013.sh", "stash-token-pin.sh"])
@@ -93,6 +97,8 @@ def test_consistency_check_reports_the_studys_certificate_cn_that_differs_from_s
     assert "'wasnode1.net'" in problems[0]
 
 
+@pytest.mark.uses("ihs/gskit/create-key-database-2013.sh", "ihs/gskit/list-token-certificates-2013.sh",
+                  "ihs/gskit/stash-token-pin.sh")
 @pytest.mark.snippet("ihs/gskit/create-token-certificate-2013.sh", checker="gskit-httpd-consistency")
 def test_consistency_check_reports_the_slides_certificate_label_that_was_never_created():
     slides = (BAD / "httpd-ssl-2013-slides-cert-label.conf").read_text()

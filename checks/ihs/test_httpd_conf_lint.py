@@ -33,6 +33,7 @@ def current(host, driver: str, rhel_stand_in: bool = False) -> str:
     return ihs_root(host, main, includes={included(main): driver}, rhel_stand_in=rhel_stand_in)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.arch_dependent("the Ubuntu/Debian driver names a multiarch library path")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf",
                      checker="httpd-t")
@@ -43,6 +44,7 @@ def test_current_configuration_with_the_ubuntu_debian_driver_passes_httpd_t(host
     assert "Syntax OK" in result.stderr, output(result)
 
 
+@pytest.mark.uses("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.arch_dependent("the Ubuntu/Debian driver names a multiarch library path")
 @pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="httpd-t")
 def test_httpd_t_rejects_the_ubuntu_debian_driver_naming_the_rhel_library(host):
@@ -52,6 +54,7 @@ def test_httpd_t_rejects_the_ubuntu_debian_driver_naming_the_rhel_library(host):
     assert f"SSLPKCSDriver: file {library('rhel-sles')} does not exist" in result.stderr, output(result)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", checker="httpd-t")
 def test_httpd_t_names_the_driver_file_when_the_reader_has_not_saved_it(host):
     main = current_conf()
@@ -60,6 +63,7 @@ def test_httpd_t_names_the_driver_file_when_the_reader_has_not_saved_it(host):
     assert f"Could not open configuration file /opt/IBM/HTTPServer/{included(main)}" in result.stderr, output(result)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
                      "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
 @pytest.mark.parametrize("name", ["httpd-ssl-current.conf+pkcs11-driver-rhel-sles.conf", "httpd-ssl-2013.conf"])
@@ -91,6 +95,7 @@ REJECTED = {
 }
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/httpd-ssl-2013.conf", checker="httpd-t")
 @pytest.mark.parametrize("bad", sorted(REJECTED))
 def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
@@ -102,6 +107,7 @@ def test_httpd_t_with_the_lint_rejects_the_bad_configuration(host, bad):
     assert REJECTED[bad] in result.stderr, output(result)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 def test_httpd_t_with_the_lint_accepts_the_studys_sidd_socket_line(host):
     """IHS 9.0.5 still documents sidd and SSLCachePortFilename, so the study's own line passes; only a path
     too long for a Unix socket is rejected (the negative case above)."""
@@ -127,6 +133,7 @@ KeyFile /opt/IBM/HTTPServer/ssl/key.kdb
 """
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 def test_httpd_t_warns_naming_the_harness_where_only_the_harness_refused_a_cipher_ibms_table_lists(host):
     """Where IBM's table and the harness disagree, the lint passes the line and warns, naming the harness and its
     GSKit level; a cipher IBM's table does not list for the protocol is still rejected (the contrast case)."""

@@ -21,6 +21,7 @@ FRAGMENT = "ihs/httpd/httpd-ssl-session-cache.conf"
 ROOT = "/opt/IBM/HTTPServer"
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(FRAGMENT, checker="httpd-t")
 def test_session_lifetime_fragment_passes_httpd_t_when_included(host):
     main = f"LoadModule ibm_ssl_module modules/mod_ibm_ssl.so\nInclude {ROOT}/conf/httpd-ssl-session-cache.conf\n"
@@ -31,6 +32,7 @@ def test_session_lifetime_fragment_passes_httpd_t_when_included(host):
     assert "Syntax OK" in result.stderr, output(result)
 
 
+@pytest.mark.uses("ihs/httpd/httpd-ssl-session-cache.conf")
 def test_fragment_lifetime_lies_in_the_range_of_the_directive_table():
     low, high = directive_ranges()["SSLV3Timeout"]
     words = (SNIPPETS / FRAGMENT).read_text(encoding="utf-8").split()
@@ -43,6 +45,7 @@ REJECTED = {
 }
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(FRAGMENT, checker="httpd-t")
 @pytest.mark.parametrize("bad", sorted(REJECTED))
 def test_httpd_t_with_the_lint_rejects_a_session_lifetime_ihs_does_not_take(host, bad):

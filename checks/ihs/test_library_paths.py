@@ -44,6 +44,7 @@ def text(rel):
     return (SNIPPETS / rel).read_text(encoding="utf-8")
 
 
+@pytest.mark.uses("was/pkcs11/ica-token-rhel-sles.cfg", "was/pkcs11/ica-token-ubuntu-debian.cfg")
 @pytest.mark.snippet(*FILES, checker="pkcs11-library-paths")
 @pytest.mark.parametrize("distro", DISTROS)
 def test_openssl_and_was_token_configurations_name_the_library_the_ihs_driver_names(distro):
@@ -59,6 +60,7 @@ def test_ihs_driver_says_to_save_it_where_the_current_configuration_includes_it(
     assert f"Save as /opt/IBM/HTTPServer/{included(current_conf())}:" in driver_fragment(distro)
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet("ihs/apache/openssl-pkcs11-provider-*.conf", checker="pkcs11-library-paths")
 def test_the_two_openssl_configurations_differ_only_in_the_library_path_and_the_system_file():
     def settings(distro):
@@ -82,6 +84,8 @@ def test_the_two_openssl_configurations_differ_only_in_the_library_path_and_the_
 DEBIAN_FORM = re.compile(r"/usr/lib/[^/\s\"']+/pkcs11/libopencryptoki\.so")
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 @pytest.mark.snippet(*FINDERS, *FILES, checker="pkcs11-library-paths")
 def test_no_snippet_or_page_names_another_ubuntu_debian_library_path():
     """The Ubuntu/Debian soname path (.../opencryptoki/libopencryptoki.so.0) once stood in one chapter."""
@@ -106,6 +110,7 @@ def crypto_values(host):
     return [c.split()[c.split().index("-crypto") + 1] for c in calls]
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.arch_dependent("the library path is the architecture's multiarch folder")
 @pytest.mark.snippet("ihs/gskit/create-token-certificate.sh", "ihs/gskit/list-token-certificates.sh",
                      checker="testinfra")
@@ -120,6 +125,7 @@ def test_gskit_steps_pass_gskit_the_library_the_ubuntu_debian_driver_names(fresh
     assert set(crypto) == {on_host(fresh_host, library("ubuntu-debian"))}
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet("ihs/gskit/create-token-certificate.sh", "ihs/gskit/list-token-certificates.sh",
                      checker="testinfra")
 def test_gskit_steps_without_opencryptoki_name_both_library_paths(fresh_host):
@@ -133,6 +139,7 @@ def test_gskit_steps_without_opencryptoki_name_both_library_paths(fresh_host):
     assert not fresh_host.file("/tmp/gskit-calls").exists
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet("ihs/apache/openssl-pkcs11-provider-rhel-sles.conf", "ihs/apache/create-token-key-and-csr.sh",
                      checker="testinfra")
 def test_rhel_sles_openssl_configuration_parses_but_the_key_step_refuses_it_on_debian(fresh_host):

@@ -44,6 +44,7 @@ def fragment() -> plugin_transport.Transport:
 # --- no host: the mapping -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.uses("ihs/plugin/plugin-cfg-transport.xml")
 def test_the_fragment_maps_to_its_key_database_its_stash_and_tls_12_and_13_only():
     t = fragment()
     assert (t.host, t.port) == ("was1.example.com", 9443)
@@ -139,6 +140,7 @@ def report(server: str, found: dict[str, list[int]]) -> None:
               f"resumed {counts} (median {statistics.median(counts)}, spread {min(counts)}-{max(counts)})")
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 @pytest.mark.snippet(IN_TOKEN, checker="testinfra")
 def test_gskit_connects_as_the_fragment_says_validates_websphere_and_the_key_is_in_the_token(plugin_host):
@@ -163,6 +165,7 @@ def test_gskit_connects_as_the_fragment_says_validates_websphere_and_the_key_is_
     assert "private, sensitive, never extractable, generated in the token" in key.stdout
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_gskit_tls_12_only_needs_its_signature_algorithms_extension_and_resumes_nothing(plugin_host):
     """The same transport with TLS 1.3 off, as a plug-in whose GSKit offers TLS 1.2 only. GSKit 8.0.60.5's TLS 1.2
@@ -198,6 +201,7 @@ def test_gskit_tls_12_only_needs_its_signature_algorithms_extension_and_resumes_
     assert resumed_counts == [0] * ROUNDS  # measured with GSKit 8.0.60.5: its client offers no earlier session
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_host):
     host = plugin_host
@@ -209,6 +213,7 @@ def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_
     assert [(r["rc"], r["error"]) for r in lines] == [(414, "GSK_ERROR_BAD_CERT")] * 2, run.stdout
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_a_stash_of_another_password_stops_gskit_before_any_connection(plugin_host):
     host = plugin_host
@@ -219,6 +224,7 @@ def test_a_stash_of_another_password_stops_gskit_before_any_connection(plugin_ho
     assert "gsk_environment_init: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD" in run.stdout, output(run)
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_gskit_without_the_mappings_protocols_cannot_reach_websphere(plugin_host):
     """Why plugin_transport.py names TLS 1.2 and 1.3: GSKit 8.0.60.5 left to its own protocol defaults fails against
@@ -232,6 +238,7 @@ def test_gskit_without_the_mappings_protocols_cannot_reach_websphere(plugin_host
     assert plugin_transport.results(run.stdout)[0]["rc"] != 0, run.stdout
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.negative("crypto/verify/check-key-in-token.sh",
                       expects="the check fails when WebSphere serves a key from a PKCS #12 file")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
@@ -298,6 +305,7 @@ JAVA_REUSE = {"TLS 1.3, the mapping alone": [0] * ROUNDS, "TLS 1.3, peer ID and 
               "TLS 1.2, peer ID and extended master secret": [CONNECTIONS - 1] * ROUNDS}
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_gskit_resumes_tls_12_to_websphere_only_when_it_names_the_server_and_never_tls_13(plugin_host):
     """Session reuse on the plug-in's leg, measured. With the mapping alone GSKit's client resumes no session. It
@@ -342,6 +350,8 @@ def liberty_plugin_host(request, zr_host_pool):
         zr_host_pool.remove(host)
 
 
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security", "was/liberty/server.xml",
+                  "was/liberty/start-server.sh")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 @pytest.mark.snippet(IN_TOKEN, checker="testinfra")
 def test_gskit_connects_to_open_liberty_with_its_ca_as_the_signer_and_the_key_is_in_the_token(liberty_plugin_host):

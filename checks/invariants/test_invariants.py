@@ -8,6 +8,8 @@ cases run pytest on a copy of the real project, the untouched-guide and Makefile
 import subprocess
 import sys
 
+import pytest
+
 from checks.sphinx_roots import FENCE, REPO
 
 SCRIPT = "#!/usr/bin/env bash\nset -euo pipefail\nlszcrypt -V\n"
@@ -56,6 +58,8 @@ def test_indented_code_block_in_a_page_fails_the_build(sphinx_root):
     assert f"{page}:5: inline code block ('lszcrypt -V'" in result.log
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_snippet_without_a_checker_fails_make_check(tree):
     tree.write("snippets/crypto/packages/notes.txt", "nothing checks this file\n")
     result = tree.check_coverage()
@@ -64,18 +68,24 @@ def test_snippet_without_a_checker_fails_make_check(tree):
     assert "snippets/crypto/packages/notes.txt" in result.stdout
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_checked_tree_passes_the_coverage_invariant(tree):
     result = tree.check_coverage()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_committed_declarations_match_the_collected_checks(tree):
     result = tree.check_coverage("declarations-are-current")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_a_check_added_without_make_declarations_fails_make_check_until_it_is_run(tree):
     tree.write("checks/crypto/test_added_check.py", 'import pytest\n\n\n'
                '@pytest.mark.snippet("crypto/packages/verify-packages.sh", checker="shellcheck")\n'
@@ -92,6 +102,8 @@ def test_a_check_added_without_make_declarations_fails_make_check_until_it_is_ru
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_declarations_from_a_narrowed_collection_are_refused(tree):
     result = tree.pytest("--collect-only", "--zr-declarations=zrunbook/declarations.tsv", "checks/crypto")
     assert result.returncode != 0

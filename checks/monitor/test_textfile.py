@@ -243,6 +243,7 @@ def test_a_missing_promtool_is_a_failure_that_says_what_to_install(monkeypatch):
     assert "install Debian's prometheus package" in said[0]
 
 
+@pytest.mark.uses("monitor/zrunbook-alerts.test.yml", "monitor/zrunbook-alerts.yml")
 def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unseen():
     """promtool test rules checks only the alerts a test names: the healthy case must name them all."""
     import yaml
@@ -256,6 +257,7 @@ def test_the_healthy_rule_test_names_every_alert_so_a_new_rule_cannot_fire_unsee
                                       if t["exp_alerts"]}
 
 
+@pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.negative("monitor/zrunbook-alerts.test.yml",
                       expects="promtool test rules fails when a final try would not alert")
 @pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
@@ -268,6 +270,7 @@ def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
     assert promtool.rule_tests_problems(SNIPPETS / RULE_TESTS) == []
 
 
+@pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.parametrize(("alert", "severity"), [("CryptoAdapterUnavailable", "critical"),
                                                  ("CryptoAdapterUnavailable", "warning"),
                                                  ("LibicaRsaInSoftware", "warning")])
@@ -281,6 +284,7 @@ def test_the_rule_tests_fail_when_an_adapter_or_software_rsa_alert_is_lost(tmp_p
     assert alert in said[0]
 
 
+@pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.only_hosts("debian13-amd64", why="it checks the answer where there is no icastats (no libica)")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
@@ -340,6 +344,7 @@ def test_adapter_and_queue_states_are_exported_from_a_stand_in_ap_bus_and_fire_t
     assert rule_test(tmp_path, {"web9": cca}, critical, "CryptoAdapterUnavailable", weaker)
 
 
+@pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(EXPORTER, checker="promtool-metrics")

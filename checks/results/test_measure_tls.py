@@ -61,6 +61,7 @@ def test_harness_short_mode_measures_every_test_and_writes_valid_files(host):
     assert host.run("ls -d /tmp/zr-tls-bench.* 2>/dev/null").stdout == ""
 
 
+@pytest.mark.uses("ihs/apache/apache-tls-openssl.conf")
 @pytest.mark.snippet(HARNESS, checker="testinfra")
 def test_the_junction_proxy_reuses_its_tls_connections_to_the_back_end(host):
     """The results page explains the small SSL-junction cost by mod_proxy keeping its back-end connections open."""

@@ -88,6 +88,8 @@ def page_showing(rel: str) -> str:
     raise LookupError(f"no page shows {rel}")
 
 
+@pytest.mark.uses("crypto/packages/verify-packages.sh", "crypto/token/pkcsconf-t.after.out",
+                  "webseal/conf/webseald-pkcs11-current.conf")
 @pytest.mark.parametrize("rel", COPIED)
 def test_copy_button_copies_exactly_the_snippet_file(page, base_url, site, rel):
     """Byte for byte, except one thing sphinx-copybutton does on purpose: it drops the file's final newline,
@@ -107,6 +109,8 @@ def test_copy_button_copies_exactly_the_snippet_file(page, base_url, site, rel):
     assert copied + "\n" == on_disk
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 def test_download_link_returns_the_byte_identical_file(crawl, site):
     checked = set()
     for rel in pages(site):

@@ -30,6 +30,8 @@ STUDY = {
 }
 
 
+@pytest.mark.uses("ctg/ctg-ssl-2015.ini", "ihs/apache/apache-tls-2013-equivalent.conf", "ihs/httpd/httpd-ssl-2013.conf",
+                  "was/wsadmin/set-ssl-config-2013.py", "webseal/conf/webseald-pkcs11-2007.conf")
 @pytest.mark.parametrize("rel", sorted(STUDY))
 def test_a_study_configuration_fails_for_its_own_reasons(rel):
     found = "\n".join(tls.file_problems(SNIPPETS / rel))

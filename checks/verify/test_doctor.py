@@ -88,6 +88,7 @@ def doctor(inventory: Path, host: str = "web1"):
                           cwd=ROOT, timeout=300, check=False)
 
 
+@pytest.mark.uses("verify/doctor-probe.sh")
 def test_the_doctor_table_covers_what_the_probe_can_find():
     probe = (SNIPPETS / "verify/doctor-probe.sh").read_text(encoding="utf-8")
     assert set(BREAK) | set(NOT_MADE) == set(BY_ID)
@@ -96,6 +97,9 @@ def test_the_doctor_table_covers_what_the_probe_can_find():
         assert f"say {sig.id} " in probe
 
 
+@pytest.mark.uses("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                  "ihs/apache/check-token-site-files.sh", "verify/install-verify-account.sh",
+                  "verify/site-profile.toml", "verify/zrunbook-verify.sudoers")
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
 def test_a_healthy_host_has_no_signature(doctor_target):
     _, inventory, _, _ = doctor_target
@@ -104,6 +108,7 @@ def test_a_healthy_host_has_no_signature(doctor_target):
     assert "none of the known signatures" in done.stdout
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
 @pytest.mark.parametrize("signature", [pytest.param(s, marks=NATIVE_ONLY.get(s, ()), id=s) for s in BREAK])
 def test_doctor_names_the_signature_the_host_has(doctor_target, signature):
@@ -138,6 +143,7 @@ def test_doctor_names_the_signature_the_host_has(doctor_target, signature):
     assert any(sig.user_sees.split(":")[0] in line for line in seen), done.stdout
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 @pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SUBREAPER)
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
 def test_an_unreaped_slot_daemon_beside_a_live_one_is_not_named(doctor_target):
@@ -161,6 +167,7 @@ def test_an_unreaped_slot_daemon_beside_a_live_one_is_not_named(doctor_target):
     assert "none of the known signatures" in done.stdout, done.stdout
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 @pytest.mark.snippet("verify/doctor-probe.sh", checker="verify")
 def test_a_hung_slot_daemon_costs_the_probe_s_limit_once_and_leaves_nothing_running(doctor_target):
     host, inventory, fleet, _ = doctor_target
@@ -179,6 +186,7 @@ def test_a_hung_slot_daemon_costs_the_probe_s_limit_once_and_leaves_nothing_runn
     assert left == "", left
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 def test_a_host_not_in_the_inventory_is_named(doctor_target):
     _, inventory, _, _ = doctor_target
     done = doctor(inventory, "web9")

@@ -130,6 +130,7 @@ def verdicts(out: Path) -> dict[tuple[str, str], dict]:
     return {(r["host"], r["step"]): r for r in data["results"]}
 
 
+@pytest.mark.uses("verify/doctor-probe.sh")
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_a_good_target_passes_every_apache_step_and_nothing_else_applies(fleet_run):
     found = verdicts(fleet_run["out"])
@@ -221,6 +222,8 @@ def test_the_verify_account_runs_the_checks_and_nothing_else(fleet_run):
     assert set(copies.stdout.split("\n")[:-1]) == {"root 755"}, copies.stdout
 
 
+# reads every snippet by design (the observer saw each)
+@pytest.mark.uses("**/*")
 @pytest.mark.snippet("verify/install-verify-account.sh", checker="verify")
 def test_the_install_step_refuses_rules_visudo_refuses_and_installs_nothing(fleet_run):
     """Negative case of the account's step: broken rules (here an alias line cut in half) stop it before

@@ -32,6 +32,7 @@ def verify(*args: str):
                           env=env, cwd=ROOT, timeout=120, check=False)
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 def test_an_inventory_that_does_not_parse_stops_verify_with_its_name(tmp_path):
     bad = tmp_path / "hosts.yml"
     bad.write_text("all:\n  hosts:\n    web1: [unclosed\n", encoding="utf-8")
@@ -41,6 +42,7 @@ def test_an_inventory_that_does_not_parse_stops_verify_with_its_name(tmp_path):
     assert done.stderr.rstrip().splitlines()[-1] == "zrunbook verify: exit status 2 (bad input)"
 
 
+@pytest.mark.uses("verify/site-profile.toml")
 def test_a_group_that_matches_nothing_names_the_groups_there_are(tmp_path):
     inv = tmp_path / "hosts.yml"
     inv.write_text(INVENTORY, encoding="utf-8")

@@ -113,6 +113,8 @@ def pin_fleet(request, zr_host_pool, tmp_path_factory):
     shutil.rmtree(fleet.directory, ignore_errors=True)
 
 
+@pytest.mark.uses("crypto/verify/check-token-signs.sh", "ihs/apache/check-token-site-files.sh",
+                  "verify/doctor-probe.sh", "verify/install-verify-account.sh", "verify/zrunbook-verify.sudoers")
 @pytest.mark.snippet(*CHECKED, checker="verify")
 def test_a_wrong_pin_costs_one_failed_login_per_run_and_none_in_the_next(pin_fleet):
     """For 1, 3 and every host: run 1 with a wrong PIN fails one login in the whole fleet; run 2 fails none (the

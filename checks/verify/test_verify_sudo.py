@@ -24,6 +24,8 @@ def as_login(host):
     return host.run(f"runuser -u {LOGIN} -- bash {snippet_path(CHECK)}")
 
 
+@pytest.mark.uses("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                  "ihs/apache/check-token-site-files.sh", "verify/doctor-probe.sh", "verify/zrunbook-verify.sudoers")
 @pytest.mark.negative("verify/check-verify-sudo.sh",
                       expects="the check fails for every sudo rule broader than the page's")
 @pytest.mark.snippet(CHECK, ACCOUNT, checker="testinfra")

@@ -19,6 +19,7 @@ CHECK = "ihs/apache/check-session-resumption.sh"
 JSSE_OUT = "was/verify/jsse-session-resumption.out"
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.from_state(VERIFY_KEY)
 @pytest.mark.snippet(CHECK, checker="testinfra")
 @pytest.mark.snippet(JSSE_OUT, checker="output-regenerated")

@@ -112,6 +112,7 @@ def test_liberty_refuses_chacha20_and_keeps_the_bulk_cipher_on_aes_gcm(serving):
         assert f"Cipher is {suite}" in accepted.stdout, accepted.stdout
 
 
+@pytest.mark.uses("was/liberty/server.xml", "was/wsadmin/set-ssl-config-current.py")
 def test_liberty_enables_exactly_the_traditional_servers_suites():
     """server.xml's enabledCiphers and the traditional server's wsadmin SSL script name the same suites."""
     enabled = re.search(r'enabledCiphers="([^"]+)"', (SNIPPETS / "was/liberty/server.xml").read_text()).group(1)
@@ -169,6 +170,7 @@ def test_at_final_try_the_server_logs_in_with_the_good_pin_and_clears_the_count(
     assert "USER_PIN_COUNT_LOW" not in flags, flags
 
 
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security")
 @pytest.mark.snippet(START, "was/liberty/server.xml", checker="open-liberty")
 def test_a_provider_name_no_token_configuration_gives_stops_the_server(liberty_host):
     err = failed_start(liberty_host, edit=f"sed -i 's/SunPKCS11-IBMICATOK/SunPKCS11-NOSUCHTOKEN/' "
@@ -176,12 +178,14 @@ def test_a_provider_name_no_token_configuration_gives_stops_the_server(liberty_h
     assert "no such provider: SunPKCS11-NOSUCHTOKEN" in err
 
 
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/server.xml")
 @pytest.mark.snippet(START, "was/liberty/liberty-pkcs11.security", checker="open-liberty")
 def test_a_wrong_configuration_path_stops_the_server(liberty_host):
     err = failed_start(liberty_host, edit=f"sed -i 's|pkcs11-ica-token.cfg|no-such-token.cfg|' {liberty.PROVIDERS}")
     assert "no such provider: SunPKCS11-IBMICATOK" in err  # the JDK skips a provider it cannot configure, silently
 
 
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security", "was/liberty/server.xml")
 @pytest.mark.negative("was/liberty/start-server.sh", expects="the start script refuses to run without a PIN")
 @pytest.mark.snippet(START, checker="open-liberty")
 def test_start_script_refuses_to_run_without_a_pin(liberty_host):

@@ -91,6 +91,7 @@ def aliases(host) -> str:
     return ok(host, f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -list")
 
 
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security", "was/liberty/server.xml")
 @pytest.mark.snippet(STEP, checker="open-liberty")
 @pytest.mark.snippet(GENERATE, START, IN_TOKEN, checker="open-liberty")
 def test_renewal_switches_liberty_to_the_new_token_key_with_a_restart(running):
@@ -154,6 +155,8 @@ def test_renewal_switches_liberty_to_the_new_token_key_with_a_restart(running):
     assert not re.search(rf"^{OLD},", listed, re.M), listed
 
 
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security", "was/liberty/server.xml",
+                  "was/pkcs11/generate-token-key.sh")
 @pytest.mark.negative("daytwo/liberty-token-key.sh",
                       expects="editing server.xml while Liberty runs closes the port until a restart")
 @pytest.mark.snippet(STEP, START, checker="open-liberty")

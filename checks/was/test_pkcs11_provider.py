@@ -95,6 +95,7 @@ def current_file(host_name):
     return DEBIAN if host_name == "debian13-s390x" else RHEL
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", "was/pkcs11/cex3config-2013.cfg")
 @pytest.mark.arch_dependent("the ICA token and its library path on s390x")
 @pytest.mark.snippet(RHEL, DEBIAN, checker="sunpkcs11")
 def test_token_config_logs_in_and_generates_an_rsa_key_in_the_token(results, fresh_host):
@@ -120,6 +121,8 @@ def test_token_config_leaves_every_disabled_mechanism_unused(results, fresh_host
         assert all(state == "absent (token offers it)" for state in got["mechanism"].values()), got["mechanism"]
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", "was/pkcs11/ica-token-rhel-sles.cfg",
+                  "was/pkcs11/ica-token-ubuntu-debian.cfg")
 @pytest.mark.snippet(STUDY, checker="sunpkcs11")
 def test_2013_config_finds_no_token_at_slot_list_index_0_today(results, fresh_host):
     got = results[STUDY]

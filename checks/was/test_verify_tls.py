@@ -89,6 +89,7 @@ def test_handshakes_use_the_current_suites_with_a_verified_certificate(server):
                             lambda t: normalise_common(re.sub(r"(start|expire) date: .*", r"\1 date: <date>", t)))
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.arch_dependent("the key is in the ICA token on s390x")
 @pytest.mark.snippet(GENERATE, "was/pkcs11/ica-token-*.cfg", checker="testinfra")
 @pytest.mark.snippet(IN_TOKEN, checker="testinfra")
@@ -99,6 +100,7 @@ def test_the_served_key_is_private_sensitive_never_extractable_and_made_in_the_t
     assert "private, sensitive, never extractable, generated in the token" in result.stdout
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.arch_dependent("the key is in the ICA token on s390x")
 @pytest.mark.snippet(SIGNS, checker="testinfra")
 @pytest.mark.snippet("was/pkcs11/java-security-providers-current.security", checker="testinfra")
@@ -109,6 +111,7 @@ def test_every_handshake_signs_in_the_token_with_the_provider_last(server):
     assert "4 new TLS connections" in result.stdout
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", "was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
                       expects="both checks fail for a key keytool made in software")
 @pytest.mark.snippet(IN_TOKEN, SIGNS, checker="testinfra")
@@ -131,6 +134,7 @@ def test_a_key_keytool_made_in_software_fails_both_checks(fresh_host):
     assert "signed outside the token" in signs.stderr
 
 
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", "was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.only_hosts("debian13-amd64", why="it looks for the key in the soft token's folder (swtok)")
 @pytest.mark.snippet(IN_TOKEN, "was/pkcs11/ica-token-*.cfg", checker="testinfra")
 def test_a_key_generated_without_cka_private_lies_in_clear_in_the_token_directory(fresh_host):
@@ -157,6 +161,7 @@ def test_a_key_generated_without_cka_private_lies_in_clear_in_the_token_director
     assert found, "no prime factor of the key's modulus in clear in the token's object files"
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.negative("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
                       expects="both checks fail for the study's PKCS #12 key file")
 @pytest.mark.snippet(IN_TOKEN, SIGNS, checker="testinfra")
@@ -178,6 +183,7 @@ def test_the_studys_pkcs12_key_file_fails_both_checks(fresh_host):
     assert "signed outside the token" in signs.stderr
 
 
+@pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.only_hosts("debian13-amd64", why="the outcome is the soft token's: it takes over AES-GCM and the hashes")
 @pytest.mark.snippet("was/pkcs11/java-security-providers-current.security", checker="testinfra")
 def test_with_the_token_provider_first_the_token_takes_the_ciphers_and_handshakes_fail(fresh_host):

@@ -124,6 +124,10 @@ def calls(run):
     return [(obj, method, args) for obj, method, args, _ in run["calls"]]
 
 
+@pytest.mark.uses("was/wsadmin/add-signer-to-plugin-keystore.py", "was/wsadmin/create-token-keystore.py",
+                  "was/wsadmin/set-datasource-tls.py", "was/wsadmin/set-default-cert-key-size.py",
+                  "was/wsadmin/set-ltpa-software-jce-2013.py", "was/wsadmin/set-ssl-config-2013.py",
+                  "was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(HEAP, checker="jython-fake")
 def test_heap_script_sets_initial_and_maximum_heap_and_saves(runs):
     assert calls(runs["heap"]) == [
@@ -156,6 +160,10 @@ def test_key_size_script_sets_the_security_custom_property(runs):
     assert runs["keysize-1024"]["calls"] == []
 
 
+@pytest.mark.uses("was/wsadmin/add-signer-to-plugin-keystore.py", "was/wsadmin/create-token-keystore.py",
+                  "was/wsadmin/set-datasource-tls.py", "was/wsadmin/set-default-cert-key-size.py",
+                  "was/wsadmin/set-heap-size.py", "was/wsadmin/set-ssl-config-2013.py",
+                  "was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(LTPA, checker="jython-fake")
 def test_2013_ltpa_property_is_created_once_on_the_servers_jvm(runs):
     jvm = "(cells/cell01/nodes/node01/servers/server1|server.xml#JavaVirtualMachine_1)"

@@ -83,6 +83,8 @@ def test_webseald_names_the_token_certificate_and_library_the_certificate_step_c
     assert entries[("ssl", "pkcs11-driver-path")] == [made["crypto"][0]]
 
 
+@pytest.mark.uses("ihs/gskit/create-token-certificate.sh", "webseal/conf/webseald-pkcs11-current.conf",
+                  "webseal/token/create-webseal-certificate.sh")
 def test_label_check_fails_when_the_wrapper_does_not_export_its_labels():
     unexported = read(CERT).replace("export GSKCAPICMD TOKEN_LABEL CERT_LABEL SERVER_NAME", "export GSKCAPICMD")
     made = gskit.created({IHS_CERT: read(IHS_CERT)}, preset=labels.exported_settings(unexported))

@@ -11,6 +11,7 @@ from checks.hosts.token import PINS, ready_token
 from zrunbook.webseal import values
 
 
+@pytest.mark.uses("crypto/token/let-pkcs11-group-store-keys.sh")
 @pytest.mark.snippet("crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "crypto/token/init-token.sh",
                      "webseal/conf/webseald-pkcs11-current.conf", checker="testinfra")
 def test_webseal_user_joins_pkcs11_keeps_tivoli_and_the_token_has_the_configured_label(fresh_host):
@@ -25,6 +26,7 @@ def test_webseal_user_joins_pkcs11_keeps_tivoli_and_the_token_has_the_configured
 FAKE_GSKIT = "/usr/local/ibm/gsk8_64/bin/gsk8capicmd_64"  # the wrapper's default path
 
 
+@pytest.mark.uses("webseal/conf/webseald-pkcs11-current.conf")
 @pytest.mark.snippet("webseal/token/create-webseal-certificate.sh", "ihs/gskit/create-token-certificate.sh",
                      checker="testinfra")
 def test_webseal_certificate_step_runs_the_ihs_script_with_webseals_gskit_and_labels(fresh_host):

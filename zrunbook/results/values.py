@@ -11,14 +11,14 @@ import statistics
 
 from zrunbook import SNIPPETS
 from zrunbook.facts import rows as csv_rows
-from zrunbook.results import pq_cost, soak, token_cost
+from zrunbook.results import pq_cost, soak, token_cost, token_settings
 
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
 STUDIES = SNIPPETS / "results" / "studies"
 DEPENDS_ON = [f"snippets/results/measured/debian13-amd64/{f}" for f in ("summary.csv", "machine.csv", "runs.csv")] + [
     f"snippets/results/studies/{f}" for f in ("was-2013-daytrader.csv", "webseal-2007.csv", "jsse-cex2a.csv")] + [
     "snippets/results/measured/token-cost.csv", "snippets/results/measured/soak.csv",
-    "snippets/results/measured/pq-handshake-cost.csv"]
+    "snippets/results/measured/pq-handshake-cost.csv", "snippets/results/measured/token-settings.csv"]
 
 
 def _summary(setup: str, test: str, key: str = "rsa2048", payload: str = "") -> dict:
@@ -305,6 +305,10 @@ def token_cost_ratios() -> str:
 
 def token_cost_goal() -> str:
     return token_cost.goal_sentence()
+
+
+def token_settings_ratios() -> str:
+    return token_settings.sentence()
 
 
 def soak_summary() -> str:

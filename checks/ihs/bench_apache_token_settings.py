@@ -1,0 +1,84 @@
+"""make bench WHAT=token-settings: which pkcs11-provider settings change what the token costs Apache httpd (issue 46,
+item 2). On the amd64 host, the two-key token site (RSA 2048 and ECDSA P-256 in openCryptoki's soft token) under each
+setting of zrunbook.results.token_settings.SETTINGS (the token page's OpenSSL configuration with one line changed),
+and the same certificate types with their keys in files, measured in interleaved rounds so that a drift of the
+machine falls on every setting alike: ROUNDS rounds, in each every setting once: httpd stopped and started with it,
+the first handshakes counted (failures allowed: with cache-keys true a new worker's first use of the key waits for a
+session, the cold-start page's finding), then N new TLS 1.3 connections one after another per key type, rated per
+server CPU-second as make bench WHAT=token does. Writes snippets/results/measured/token-settings.csv.
+
+Not part of `make check` (the file name does not start with test_).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from checks.hosts import apache
+from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.util import ok
+from checks.ihs.bench_apache_token import SITE, handshakes, keys_in_files
+from zrunbook.results import token_settings
+
+pytestmark = pytest.mark.only_hosts("debian13-amd64", why="the soft token's figures are the ones the goal is set on")
+
+ROUNDS = 5
+COUNT = 600  # handshakes per run and key type
+FIRST = 8  # handshakes after each start, not rated
+CONF = "/etc/ssl/openssl-pkcs11.conf"
+CERTS = ("/etc/ssl/certs/www.example.com.crt", apache.ECDSA_CERT)
+SIGALGS = {"rsa2048": "rsa_pss_rsae_sha256", "ecdsa-p256": "ECDSA+SHA256"}
+
+
+def first_handshakes(host, ca: str, sigalgs: str) -> int:
+    """The first handshakes after a start, one after another; returns how many failed."""
+    out = ok(host, f"n=0; for i in $(seq {FIRST}); do timeout 60 openssl s_client -connect 127.0.0.1:443 "
+                   f"-servername www.example.com -CAfile {ca} -verify_return_error -tls1_3 -no_ticket -brief "
+                   f"-sigalgs {sigalgs} </dev/null >/dev/null 2>&1 || n=$((n+1)); done; echo $n")
+    return int(out.strip())
+
+
+def rate(host, ca: str, sigalgs: str) -> float:
+    before = apache.httpd_cpu_seconds(host)
+    handshakes(host, ca, COUNT, sigalgs)
+    return COUNT / (apache.httpd_cpu_seconds(host) - before)
+
+
+# the bench merges its new rows into the data file it writes (a read the observer sees)
+@pytest.mark.uses("results/measured/token-settings.csv")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_token_settings_against_file_key(fresh_host):
+    host = fresh_host
+    ca = apache.serve_token_ecdsa(host)
+    page_conf = ok(host, f"cat {CONF}")
+    assert token_settings.CACHE_KEYS in page_conf.splitlines(), f"{CONF} has no line '{token_settings.CACHE_KEYS}'"
+    # the site file and its two certificates, as the token site has them and as keys_in_files leaves them
+    saved = f"{SITE} {CERTS[0]} {CERTS[1]}"
+    ok(host, f"mkdir -p /tmp/token /tmp/file && cp {saved} /tmp/token/")
+    keys_in_files(host, ecdsa=True)
+    ok(host, f"cp {saved} /tmp/file/")
+    configs = {setting: (line, "/tmp/token") for setting, (line, _) in token_settings.SETTINGS.items()}
+    configs[token_settings.FILE] = (token_settings.CACHE_KEYS, "/tmp/file")
+    rates: dict[tuple[str, str], list[float]] = {}
+    failed: dict[tuple[str, str], int] = {}
+    for n in range(ROUNDS):
+        for setting, (line, site) in configs.items():
+            apache.put(host, CONF, page_conf.replace(token_settings.CACHE_KEYS, line))
+            ok(host, f"cp {site}/{Path(SITE).name} {SITE} && cp {site}/{Path(CERTS[0]).name} {CERTS[0]} && "
+                     f"cp {site}/{Path(CERTS[1]).name} {CERTS[1]}")
+            try:
+                apache.start(host)  # the page's site step: stop and start
+            except AssertionError as e:
+                log = host.run("tail -20 /var/log/apache2/error.log").stdout
+                raise AssertionError(f"{setting}: {e}\n{log}") from e
+            for key, sig in SIGALGS.items():
+                failed[key, setting] = failed.get((key, setting), 0) + first_handshakes(host, ca, sig)
+            for key, sig in SIGALGS.items():
+                rates.setdefault((key, setting), []).append(rate(host, ca, sig))
+            print(f"round {n + 1} {setting}: " + ", ".join(f"{k} {rates[k, setting][-1]:.0f}" for k in SIGALGS))
+    new = [token_settings.row(host.zr_name, key, setting, COUNT, runs, failed[key, setting])
+           for (key, setting), runs in rates.items()]
+    token_settings.merge(token_settings.DATA, new)
+    print(f"wrote {token_settings.DATA}\n{token_settings.sentence()}")

@@ -1,0 +1,102 @@
+"""Which pkcs11-provider settings change what the token costs Apache httpd: make bench WHAT=token-settings's data
+(checks/ihs/bench_apache_token_settings.py).
+
+``snippets/results/measured/token-settings.csv``: per host, key type and setting, the median, lowest and highest of
+the runs in full TLS handshakes per server CPU-second, and how many of the first handshakes after the start failed.
+The setting ``file`` is the same certificate type with its key in a file, measured in the same rounds; every other
+setting is the token page's OpenSSL configuration with the change its name says (``SETTINGS``).
+``file_problems`` is the bench-token-settings checker's validator; ``sentence`` is what the results page states.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zrunbook import SNIPPETS
+from zrunbook.facts import rows
+from zrunbook.results import rates as rate_rows
+from zrunbook.results.token_cost import KEY_NAMES, MIN_RUNS
+
+DATA = SNIPPETS / "results" / "measured" / "token-settings.csv"
+COLUMNS = ["host", "key", "setting", "runs", "handshakes_per_run", "median", "min", "max", "spread_percent",
+           "first_handshakes_failed", "unit"]
+PAGE = "the page's"
+FILE = "file"
+CACHE_KEYS = "pkcs11-module-cache-keys = false"  # the line of the page's configuration the settings change
+# setting -> (the page's line replaced by, what the results page calls it)
+SETTINGS = {
+    PAGE: (CACHE_KEYS, "the page's settings (cache-keys false, cache-sessions unset: 5)"),
+    "cache-sessions 10": (f"{CACHE_KEYS}\npkcs11-module-cache-sessions = 10", "cache-sessions 10"),
+    "cache-keys true": ("pkcs11-module-cache-keys = true", "cache-keys true (pkcs11-provider's default)"),
+    "cache-keys true, cache-sessions 10": ("pkcs11-module-cache-keys = true\npkcs11-module-cache-sessions = 10",
+                                           "cache-keys true and cache-sessions 10"),
+}
+UNIT = rate_rows.UNIT
+
+
+def name(r: dict) -> str:
+    return f"{r['host']} {r['key']} {r['setting']}"
+
+
+def file_problems(path: Path) -> list[str]:
+    data, out = rate_rows.checked_rows(path, COLUMNS, MIN_RUNS, name)
+    for r in data:
+        if r["setting"] not in (*SETTINGS, FILE):
+            out.append(f"{path.name}: {name(r)}: the setting must be one of {[*SETTINGS, FILE]}")
+        if not r["first_handshakes_failed"].isdigit():
+            out.append(f"{path.name}: {name(r)}: first_handshakes_failed must be a count")
+    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+        settings = {r["setting"] for r in data if (r["host"], r["key"]) == (host, key)}
+        if FILE not in settings or PAGE not in settings:
+            out.append(f"{path.name}: {host} {key}: each setting needs the file figure and the page's figure of "
+                       f"the same rounds beside it (has {sorted(settings)})")
+    return out
+
+
+def merge(path: Path, new: list[dict]) -> None:
+    """Write new rows into path, keeping the rows of every host the new rows do not measure."""
+    rate_rows.merge(path, COLUMNS, new, key=lambda r: (r["host"],),
+                    order=lambda r: (r["host"], r["key"], r["setting"]))
+
+
+def row(host: str, key: str, setting: str, per_run: int, rates: list[float], failed: int) -> dict:
+    return {"host": host, "key": key, "setting": setting, "handshakes_per_run": per_run,
+            **rate_rows.summary(rates), "first_handshakes_failed": failed, "unit": UNIT}
+
+
+def sentence(path: Path = DATA) -> str:
+    """Per host and key: each setting's median as a share of the file path's, with the spread of its runs."""
+    data = rows(path)
+    parts = []
+    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+        mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
+        file_rate = float(mine[FILE]["median"])
+        said = []
+        for setting, (_, label) in SETTINGS.items():
+            if setting in mine:
+                r = mine[setting]
+                failed = int(r["first_handshakes_failed"])
+                said.append(f"{label} {100 * float(r['median']) / file_rate:.0f} % (spread {r['spread_percent']} %"
+                            + (f"; {failed} of the first handshakes failed" if failed else "") + ")")
+        parts.append(f"{host}, {KEY_NAMES.get(key, key)}, of the file path's {file_rate:.0f} (spread "
+                     f"{mine[FILE]['spread_percent']} %): " + ", ".join(said))
+    return "; ".join(parts) + ". " + verdict(data)
+
+
+def outside(data: list[dict]) -> list[str]:
+    """The settings whose median lies outside the range of the page's own runs, per host and key."""
+    out = []
+    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+        mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
+        low, high = float(mine[PAGE]["min"]), float(mine[PAGE]["max"])
+        out += [f"{s} with {KEY_NAMES.get(key, key)} on {host}" for s in SETTINGS
+                if s != PAGE and s in mine and not low <= float(mine[s]["median"]) <= high]
+    return out
+
+
+def verdict(data: list[dict]) -> str:
+    moved = outside(data)
+    if not moved:
+        return ("No setting's median lies outside the range of the page's own runs: in these rounds no setting "
+                "changed the ratio by more than the runs vary, so the page keeps its settings")
+    return "Outside the range of the page's own runs: " + ", ".join(moved)
