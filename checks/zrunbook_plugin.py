@@ -306,10 +306,12 @@ def pytest_runtest_teardown(item, nextitem):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """A test that read a snippet it does not declare (checks/uses.py) fails at its teardown, naming what to add,
-    by default; ZR_UNDECLARED=report only records it in the results (for a look at what a change of the harness reads
-    before its declarations are written)."""
+    under ZR_UNDECLARED=fail; by default (report) the results only record it. Not yet the default: a module- or
+    session-scoped fixture's reads go to whichever test sets it up first, which depends on the order xdist gives, so a
+    read declared on one test can fall on another in the next run (two fresh-clone runs differed so); such fixtures
+    must declare with @reads first."""
     report = yield
-    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "fail") != "report":
+    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "report") == "fail":
         undeclared = dict(item.user_properties).get("zr_inputs", {}).get("undeclared")
         if undeclared and report.outcome != "failed":
             report.outcome = "failed"

@@ -42,7 +42,8 @@ def ready_token_and_checker(host) -> None:
 
 
 WAS_TOKEN = State("was-token-checker", ready_token_and_checker, snippets=("crypto",), files=(PKCS11_CHECK,))
-pytestmark = pytest.mark.from_state(WAS_TOKEN)
+# a module-scoped fixture reads the page's PKCS #11 driver file; its read falls on whichever test sets it up first
+pytestmark = [pytest.mark.from_state(WAS_TOKEN), pytest.mark.uses("ihs/httpd/pkcs11-driver-*.conf")]
 
 
 def prepare(host):

@@ -76,6 +76,9 @@ KDB_ENV = {"PLUGIN_KDB_PASSWORD": KDB_OLD, "PLUGIN_KDB_NEW_PASSWORD": KDB_NEW}
 ENV.update({key: KDB_ENV for key in CASES if key.startswith("signer") and key != "signer-no-password"})
 ENV["signer-default-as-new"] = {"PLUGIN_KDB_PASSWORD": "0ld-kdb-secret", "PLUGIN_KDB_NEW_PASSWORD": KDB_OLD}
 
+# the module's host gets every wsadmin script at once; the reads fall on whichever test sets it up first
+pytestmark = pytest.mark.uses("was/wsadmin/*.py")
+
 
 def cipher_names():
     return [row["suite"] for row in facts_tables.table("was/cipher-suites")]
