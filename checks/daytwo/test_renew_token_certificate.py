@@ -70,7 +70,7 @@ def remove_old_key(host):
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
                            "pkcs11-provider's one second; the starved case is test_apache_cold_start.py's "
-                           "test_on_a_starved_host_new_workers_fail_while_their_token_login_runs")
+                           "test_on_a_starved_host_with_the_event_mpm_new_workers_fail_while_their_token_login_runs")
 def test_renewal_under_load_serves_the_new_token_key_and_loses_under_one_percent_of_handshakes(fresh_host):
     host = fresh_host
     # mod_ssl's and the TLS library's errors in the log (LogLevel ssl:info), so that a failed handshake says why

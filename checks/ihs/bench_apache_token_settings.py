@@ -1,6 +1,7 @@
 """make bench WHAT=token-settings: which pkcs11-provider settings change what the token costs Apache httpd (issue 46,
 item 2). On the amd64 host, the two-key token site (RSA 2048 and ECDSA P-256 in openCryptoki's soft token) under each
-setting of zrunbook.results.token_settings.SETTINGS (the token page's OpenSSL configuration with one line changed),
+setting of zrunbook.results.token_settings.SETTINGS (the token page's OpenSSL configuration with one line changed, or
+with the page's prefork MPM step),
 and the same certificate types with their keys in files, measured in interleaved rounds so that a drift of the
 machine falls on every setting alike: ROUNDS rounds, in each every setting once: httpd stopped and started with it,
 the first handshakes counted (failures allowed: with cache-keys true a new worker's first use of the key waits for a
@@ -18,6 +19,7 @@ import pytest
 
 from checks.hosts import apache
 from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.steps import snippet_path
 from checks.hosts.util import ok
 from checks.ihs.bench_apache_token import SITE, handshakes, keys_in_files
 from zrunbook.results import token_settings
@@ -28,6 +30,7 @@ ROUNDS = 5
 COUNT = 600  # handshakes per run and key type
 FIRST = 8  # handshakes after each start, not rated
 CONF = "/etc/ssl/openssl-pkcs11.conf"
+PREFORK_STEP = "ihs/apache/use-prefork-mpm-debian.sh"
 CERTS = ("/etc/ssl/certs/www.example.com.crt", apache.ECDSA_CERT)
 SIGALGS = {"rsa2048": "rsa_pss_rsae_sha256", "ecdsa-p256": "ECDSA+SHA256"}
 
@@ -47,7 +50,7 @@ def rate(host, ca: str, sigalgs: str) -> float:
 
 
 # the bench merges its new rows into the data file it writes (a read the observer sees)
-@pytest.mark.uses("results/measured/token-settings.csv")
+@pytest.mark.uses("results/measured/token-settings.csv", "ihs/apache/use-prefork-mpm-debian.sh")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_token_settings_against_file_key(fresh_host):
     host = fresh_host
@@ -68,6 +71,9 @@ def test_token_settings_against_file_key(fresh_host):
             apache.put(host, CONF, page_conf.replace(token_settings.CACHE_KEYS, line))
             ok(host, f"cp {site}/{Path(SITE).name} {SITE} && cp {site}/{Path(CERTS[0]).name} {CERTS[0]} && "
                      f"cp {site}/{Path(CERTS[1]).name} {CERTS[1]}")
+            mpm = (f"bash {snippet_path(PREFORK_STEP)}" if setting in token_settings.PREFORK
+                   else "a2dismod -q mpm_prefork && a2enmod -q mpm_event")
+            ok(host, f"{mpm} >/dev/null 2>&1")
             try:
                 apache.start(host)  # the page's site step: stop and start
             except AssertionError as e:

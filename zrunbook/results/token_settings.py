@@ -4,7 +4,8 @@
 ``snippets/results/measured/token-settings.csv``: per host, key type and setting, the median, lowest and highest of
 the runs in full TLS handshakes per server CPU-second, and how many of the first handshakes after the start failed.
 The setting ``file`` is the same certificate type with its key in a file, measured in the same rounds; every other
-setting is the token page's OpenSSL configuration with the change its name says (``SETTINGS``).
+setting is the token page's OpenSSL configuration with the change its name says (``SETTINGS``), with Debian's event
+MPM except the settings in ``PREFORK`` (the page's step use-prefork-mpm-debian.sh).
 ``file_problems`` is the bench-token-settings checker's validator; ``sentence`` is what the results page states.
 """
 
@@ -30,7 +31,10 @@ SETTINGS = {
     "cache-keys true": ("pkcs11-module-cache-keys = true", "cache-keys true (pkcs11-provider's default)"),
     "cache-keys true, cache-sessions 10": ("pkcs11-module-cache-keys = true\npkcs11-module-cache-sessions = 10",
                                            "cache-keys true and cache-sessions 10"),
+    "mpm prefork": (CACHE_KEYS, "the page's settings with the prefork MPM (use-prefork-mpm-debian.sh)"),
 }
+# the settings httpd runs with the prefork MPM (the Apache page's step for first users); every other one with event
+PREFORK = {"mpm prefork"}
 UNIT = rate_rows.UNIT
 
 
