@@ -12,10 +12,13 @@ through the layers every test already goes through, none of them a list kept by 
   sibling, a ``cat`` inside a helper's command). Each event carries an open descriptor of the file; its device and
   inode name the snippet (the bind mount shares the inodes of ``snippets/``), so no path is parsed.
 
-Attribution: the tests of one pytest process (an xdist worker) run one after another, so what is read between
-a test's setup and the end of its teardown is that test's. A container's events are queued by the kernel when the
-file is opened, before the command that opened it returns, so draining the queue at the end of the test misses
-nothing. What a prepared state's preparation read is not the test's: its key covers it (checks/hosts/steps.py).
+Attribution: the tests of one pytest process (an xdist worker) run one after another, so what is read between a
+test's setup and the end of its teardown is that test's. A fixture wider than one test (module, class, session
+scope) is set up by whichever test of the worker needs it first, which xdist's order decides: what it reads while it
+is set up is kept apart (``Recorder.shared``) and judged against the fixture's own declarations. A container's
+events are queued by the kernel when the file is opened, before the command that opened it returns, so draining the
+queue at the end of the test misses nothing. What a prepared state's preparation read is not the test's: its key
+covers it (checks/hosts/steps.py).
 
 Needs root (``setns`` into the container's mount namespace, ``fanotify_init``): a container engine this user may
 drive already needs it here; where it is refused, the first container says so in one sentence.
@@ -180,11 +183,23 @@ class Recorder:
 
     # --- one test ---------------------------------------------------------------------------------------
 
+    def flush(self) -> None:
+        """Move what the containers read so far into ``seen`` (the kernel queued it as the files were opened)."""
+        for fd in self.marks.values():
+            self._drain(fd)
+
+    def snippets_seen(self) -> set[str]:
+        self.flush()
+        return {rel for kind, rel in self.seen if kind == "snippets"}
+
     def begin(self) -> None:
         self.recording = False
         for fd in self.marks.values():
             self._drain(fd)  # what a shared container read between tests is no test's
         self.seen = set()
+        # a fixture wider than one test, set up during this test: its name -> (fixturedef, the node it belongs to,
+        # the snippets read while it was set up); checked against the fixture's declarations, not the test's
+        self.shared: dict[str, tuple[object, object, set[str]]] = {}
         self.keys: dict[str, dict[str, str]] = {key: {} for key in KEYS}
         self.recording = True
 

@@ -86,6 +86,41 @@ def declared(item, *, states: bool = True) -> set[str]:
     return files
 
 
+def fixture_declared(fixturedef, node) -> set[str]:
+    """What a fixture wider than one test declares it reads: ``@reads`` on its function and the helpers it calls,
+    and the ``snippet``/``uses`` markers of the node it belongs to (a module's ``pytestmark``, a class's marks; none
+    for a session fixture). The same for every test that uses it, whichever sets it up."""
+    patterns = helper_patterns([fixturedef.func])
+    for name in ("snippet", "uses"):
+        for mark in getattr(node, "iter_markers", lambda _: ())(name):
+            patterns |= set(mark.args)
+    return {rel for p in patterns for rel in expand(p)}
+
+
+_EVERY_USER: dict[tuple[str, str], set[str]] = {}
+
+
+def declared_by_every_user(session, name: str, node) -> set[str]:
+    """What every collected test that uses fixture ``name`` within ``node`` (its module or class; the whole session
+    for a session fixture) declares: a read they all declare is declared whichever of them sets the fixture up."""
+    scope = getattr(node, "nodeid", "")
+    key = (name, scope)
+    if key not in _EVERY_USER:
+        users = [i for i in getattr(session, "items", ()) if name in getattr(i, "fixturenames", ())
+                 and (not scope or i.nodeid.startswith(scope + "::"))]
+        _EVERY_USER[key] = set.intersection(*(declared(i) for i in users)) if users else set()
+    return _EVERY_USER[key]
+
+
+def fixture_message(name: str, undeclared: list[str]) -> str:
+    lines = "\n".join(f"  snippets/{rel}" for rel in undeclared)
+    return (f"fixture {name!r} (wider than one test) read snippets it does not declare (checks/observe.py saw them "
+            f"while it was set up):\n{lines}\nDeclare them with @reads(\"{undeclared[0]}\") (checks/uses.py) on the "
+            "fixture, with @pytest.mark.uses in the pytestmark of the module that defines it, or on every test that "
+            "uses the fixture; a marker on the test that happened to set it up is not enough (another order gives "
+            "the read to another test).")
+
+
 def message(nodeid: str, undeclared: list[str]) -> str:
     lines = "\n".join(f"  snippets/{rel}" for rel in undeclared)
     first = undeclared[0]

@@ -289,6 +289,20 @@ def pytest_runtest_setup(item):
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A fixture wider than one test is set up by whichever test of this worker needs it first (xdist's order): what
+    it reads meanwhile is set apart, to be judged against its own declarations (checks/observe.py)."""
+    recorder = observe.recorder()
+    if recorder is None or not recorder.recording or fixturedef.scope == "function":
+        return (yield)
+    before = recorder.snippets_seen()
+    try:
+        return (yield)
+    finally:
+        recorder.shared[fixturedef.argname] = (fixturedef, request.node, recorder.snippets_seen() - before)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     """After the test's own fixtures are gone (a fresh container's last reads drained before its removal): what the
     test read goes with its teardown report to the results (checks/observe.py)."""
@@ -298,24 +312,36 @@ def pytest_runtest_teardown(item, nextitem):
         recorder = observe.recorder()
         if recorder is not None:
             read = recorder.end()
-            undeclared = sorted(set(read["snippets"]) - uses.declared(item)) if hasattr(item, "function") else []
+            shared = getattr(recorder, "shared", {})
+            by_fixtures = set().union(*(rels for _, _, rels in shared.values()))
+            undeclared = (sorted(set(read["snippets"]) - by_fixtures - uses.declared(item))
+                          if hasattr(item, "function") else [])
+            fixtures = {}
+            for name, (fixturedef, node, rels) in sorted(shared.items()):
+                missing = rels - uses.fixture_declared(fixturedef, node)
+                if missing:  # declared by every test that uses the fixture counts too: the same in any order
+                    missing -= uses.declared_by_every_user(item.session, name, node)
+                fixtures[name] = sorted(missing)
             item.user_properties.append(("zr_inputs", {**read, "code": reuse.code_digest(Path(item.path)),
-                                                       "undeclared": undeclared}))
+                                                       "undeclared": undeclared,
+                                                       "undeclared_by_fixtures": {n: r for n, r in fixtures.items()
+                                                                                  if r}}))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A test that read a snippet it does not declare (checks/uses.py) fails at its teardown, naming what to add,
-    under ZR_UNDECLARED=fail; by default (report) the results only record it. Not yet the default: a module- or
-    session-scoped fixture's reads go to whichever test sets it up first, which depends on the order xdist gives, so a
-    read declared on one test can fall on another in the next run (two fresh-clone runs differed so); such fixtures
-    must declare with @reads first."""
+    """A test that read a snippet it does not declare (checks/uses.py), or during which a fixture wider than one test
+    read one the fixture does not declare, fails at its teardown, naming what to add; ZR_UNDECLARED=report only
+    records it in the results. A wider fixture's reads are judged against the fixture's own declarations, so the
+    verdict does not depend on which test xdist lets set it up."""
     report = yield
-    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "report") == "fail":
-        undeclared = dict(item.user_properties).get("zr_inputs", {}).get("undeclared")
-        if undeclared and report.outcome != "failed":
+    if call.when == "teardown" and os.environ.get("ZR_UNDECLARED", "fail") == "fail":
+        inputs = dict(item.user_properties).get("zr_inputs", {})
+        undeclared, fixtures = inputs.get("undeclared"), inputs.get("undeclared_by_fixtures") or {}
+        if (undeclared or fixtures) and report.outcome != "failed":
             report.outcome = "failed"
-            report.longrepr = uses.message(item.nodeid, undeclared)
+            report.longrepr = "\n\n".join([*([uses.message(item.nodeid, undeclared)] if undeclared else []),
+                                            *(uses.fixture_message(n, r) for n, r in fixtures.items())])
     return report
 
 

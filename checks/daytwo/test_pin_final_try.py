@@ -16,7 +16,7 @@ provider's check does not depend on the architecture.
 import pytest
 
 from checks.hosts import amd64_only
-from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
+from checks.hosts.apache import PIN_FILE, TOKEN_KEY, graceful, serve_token
 from checks.hosts.pin_state import FAILED, FINAL_TRY, LOCKED, NEW, OLD, WRONG, flags, handshake, in_service
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, slot_of, token_admin
@@ -65,7 +65,7 @@ def test_at_final_try_httpd_fails_with_the_good_pin_until_the_pages_recovery_cle
     host = fresh_host
     ca = at_final_try(host)
     # A graceful reload: the new workers' logins are cancelled, their handshakes fail (the good PIN file unchanged).
-    ok(host, "apache2ctl graceful && sleep 2")
+    graceful(host)
     reloaded = handshake(host, ca)
     assert reloaded.rc != 0, output(reloaded)
     # The old advice: restart the service with the good PIN. httpd does not start, and nothing clears the flag.

@@ -18,7 +18,7 @@ the soft and the ICA token alike, and httpd's reading of the PIN file does not d
 import pytest
 
 from checks.hosts import amd64_only
-from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
+from checks.hosts.apache import PIN_FILE, TOKEN_KEY, graceful, serve_token
 from checks.hosts.pin_state import (
     COUNT_LOW,
     FAILED,
@@ -202,15 +202,6 @@ def test_verifys_key_check_fails_where_a_worker_cannot_sign_and_says_why(fresh_h
     assert "check-pin-file.sh" in checked.stderr
     assert "No further handshake was made" in checked.stderr
     assert flags(host) & FAILED == COUNT_LOW  # one failed login, the worker's with the old PIN: not the check's own
-
-
-def graceful(host) -> None:
-    """apachectl graceful, then wait until httpd says the new generation runs (its error log's 'resuming normal
-    operations' line), so that the next handshakes reach new workers."""
-    done = "grep -c 'resuming normal operations' /var/log/apache2/error.log"
-    before = int(ok(host, done).strip())
-    ok(host, f"apache2ctl graceful && for i in $(seq 100); do [ $({done}) -gt {before} ] && exit 0; sleep 0.1; done;"
-             " echo 'no new generation after 10 s' >&2; exit 1")
 
 
 @pytest.mark.negative("daytwo/check-pin-file.sh", expects="the PIN-file check finds the old PIN a graceful reload kept")

@@ -85,6 +85,16 @@ def start(host) -> None:
     raise AssertionError("httpd did not listen on 443:\n" + host.run("tail -20 /var/log/apache2/error.log").stdout)
 
 
+def graceful(host) -> None:
+    """apachectl graceful, then wait until httpd says the new generation runs (its error log's 'resuming normal
+    operations' line), so that the next handshakes reach new workers. A wait for a state httpd reports, not a fixed
+    sleep."""
+    done = "grep -c 'resuming normal operations' /var/log/apache2/error.log"
+    before = int(ok(host, done).strip())
+    ok(host, f"apache2ctl graceful && for i in $(seq 100); do [ $({done}) -gt {before} ] && exit 0; sleep 0.1; done;"
+             " echo 'no new generation after 10 s' >&2; exit 1")
+
+
 @reads(TEST_CA, "ihs/apache/apache-tls-openssl.conf")
 def serve_files(host, site: str = "ihs/apache/apache-tls-openssl.conf") -> str:
     """The OpenSSL page's steps: a certificate from the test CA (key in a file), the site, httpd started."""

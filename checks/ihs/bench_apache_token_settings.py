@@ -64,6 +64,7 @@ def test_token_settings_against_file_key(fresh_host):
     ok(host, f"cp {saved} /tmp/file/")
     configs = {setting: (line, "/tmp/token") for setting, (line, _) in token_settings.SETTINGS.items()}
     configs[token_settings.FILE] = (token_settings.CACHE_KEYS, "/tmp/file")
+    configs[token_settings.FILE_PREFORK] = (token_settings.CACHE_KEYS, "/tmp/file")
     rates: dict[tuple[str, str], list[float]] = {}
     failed: dict[tuple[str, str], int] = {}
     for n in range(ROUNDS):

@@ -34,7 +34,8 @@ SETTINGS = {
     "mpm prefork": (CACHE_KEYS, "the page's settings with the prefork MPM (use-prefork-mpm-debian.sh)"),
 }
 # the settings httpd runs with the prefork MPM (the Apache page's step for first users); every other one with event
-PREFORK = {"mpm prefork"}
+FILE_PREFORK = "file, mpm prefork"  # the file keys with the prefork MPM: the base of the setting "mpm prefork"
+PREFORK = {"mpm prefork", FILE_PREFORK}
 UNIT = rate_rows.UNIT
 
 
@@ -45,8 +46,8 @@ def name(r: dict) -> str:
 def file_problems(path: Path) -> list[str]:
     data, out = rate_rows.checked_rows(path, COLUMNS, MIN_RUNS, name)
     for r in data:
-        if r["setting"] not in (*SETTINGS, FILE):
-            out.append(f"{path.name}: {name(r)}: the setting must be one of {[*SETTINGS, FILE]}")
+        if r["setting"] not in (*SETTINGS, FILE, FILE_PREFORK):
+            out.append(f"{path.name}: {name(r)}: the setting must be one of {[*SETTINGS, FILE, FILE_PREFORK]}")
         if not r["first_handshakes_failed"].isdigit():
             out.append(f"{path.name}: {name(r)}: first_handshakes_failed must be a count")
     for host, key in sorted({(r["host"], r["key"]) for r in data}):
@@ -80,11 +81,36 @@ def sentence(path: Path = DATA) -> str:
             if setting in mine:
                 r = mine[setting]
                 failed = int(r["first_handshakes_failed"])
-                said.append(f"{label} {100 * float(r['median']) / file_rate:.0f} % (spread {r['spread_percent']} %"
+                base, of = file_rate, ""
+                if setting in PREFORK and FILE_PREFORK in mine:  # prefork against the file keys with prefork
+                    base = float(mine[FILE_PREFORK]["median"])
+                    of = (f" of the file path with prefork ({base:.0f}, spread {mine[FILE_PREFORK]['spread_percent']} "
+                          f"%; {100 * base / file_rate:.0f} % of the file path with event)")
+                said.append(f"{label} {100 * float(r['median']) / base:.0f} %{of} (spread {r['spread_percent']} %"
                             + (f"; {failed} of the first handshakes failed" if failed else "") + ")")
         parts.append(f"{host}, {KEY_NAMES.get(key, key)}, of the file path's {file_rate:.0f} (spread "
                      f"{mine[FILE]['spread_percent']} %): " + ", ".join(said))
     return "; ".join(parts) + ". " + verdict(data)
+
+
+def prefork_sentence(path: Path = DATA) -> str:
+    """What the prefork MPM costs the token site, per host and key: its rate against the same site with the event
+    MPM, and against the file keys with prefork where measured."""
+    data = rows(path)
+    parts = []
+    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+        mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
+        if "mpm prefork" not in mine:
+            continue
+        prefork = mine["mpm prefork"]
+        rate = float(prefork["median"])
+        said = (f"{KEY_NAMES.get(key, key)} on {host}: {rate:.0f} full handshakes per server CPU-second (spread "
+                f"{prefork['spread_percent']} %), {100 * rate / float(mine[PAGE]['median']):.0f} % of the same site "
+                "with the event MPM")
+        if FILE_PREFORK in mine:
+            said += f" and {100 * rate / float(mine[FILE_PREFORK]['median']):.0f} % of the file key with prefork"
+        parts.append(said)
+    return "; ".join(parts) if parts else "not measured yet"
 
 
 def outside(data: list[dict]) -> list[str]:

@@ -311,6 +311,10 @@ def token_settings_ratios() -> str:
     return token_settings.sentence()
 
 
+def token_settings_prefork() -> str:
+    return token_settings.prefork_sentence()
+
+
 def soak_summary() -> str:
     return soak.summary_sentence()
 
