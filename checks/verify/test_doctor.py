@@ -17,7 +17,7 @@ from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
-from checks.hosts.steps import snippet_path, start_pkcsslotd
+from checks.hosts.steps import reads, snippet_path, start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
@@ -66,6 +66,10 @@ pytestmark = pytest.mark.xdist_group("doctor")
 
 
 @pytest.fixture(scope="module", params=SELECTED, ids=str)
+# the doctor's probe and the verify account it installs on the target, and the checks it runs there
+@reads("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+       "ihs/apache/check-token-site-files.sh", "verify/doctor-probe.sh", "verify/install-verify-account.sh",
+       "verify/zrunbook-verify.sudoers")
 def doctor_target(request, zr_host_pool):
     name = request.param
     emulated = eng.HOSTS[name].qemu is not None

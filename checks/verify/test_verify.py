@@ -27,6 +27,7 @@ from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
+from checks.hosts.steps import reads
 from checks.hosts.token import PINS
 from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
@@ -79,6 +80,10 @@ def snapshot(host) -> str:
 
 
 @pytest.fixture(scope="module", params=SELECTED, ids=str)
+# what verify reads and runs on the fleet (the steps that apply to its Apache hosts)
+@reads("crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+       "ihs/apache/check-token-site-files.sh", "verify/doctor-probe.sh", "verify/install-verify-account.sh",
+       "verify/site-profile.toml", "verify/zrunbook-verify.sudoers")
 def fleet_run(request, zr_host_pool, tmp_path_factory):
     name = request.param
     directory = tmp_path_factory.mktemp(f"verify-{name}")

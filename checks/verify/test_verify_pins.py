@@ -24,6 +24,7 @@ from checks.hosts.apache import PIN_FILE, TOKEN_KEY
 from checks.hosts.pin_state import assert_one_worker_process, one_worker_process
 from checks.hosts.plugin import SELECTED
 from checks.hosts.ssh_targets import LOGIN, Fleet
+from checks.hosts.steps import reads
 from checks.hosts.token import LABEL, PINS, slot_of
 from checks.verify.shell_env import reader_env
 from zrunbook import ROOT, SNIPPETS
@@ -87,6 +88,9 @@ def good_login(host, pin: str = PINS["TOKEN_USER_PIN"]) -> None:
 
 
 @pytest.fixture(scope="module", params=SELECTED, ids=str)
+# what verify runs on the PIN fleet
+@reads("crypto/verify/check-token-signs.sh", "ihs/apache/check-token-site-files.sh", "verify/doctor-probe.sh",
+       "verify/install-verify-account.sh", "verify/zrunbook-verify.sudoers")
 def pin_fleet(request, zr_host_pool, tmp_path_factory):
     name = request.param
     emulated = eng.HOSTS[name].qemu is not None

@@ -18,7 +18,7 @@ import pytest
 
 from checks.hosts import liberty
 from checks.hosts.jsse import VERIFY_KEY
-from checks.hosts.steps import start_pkcsslotd
+from checks.hosts.steps import reads, start_pkcsslotd
 from checks.hosts.util import output
 
 NATIVE = "debian13-amd64"
@@ -61,6 +61,8 @@ def running(liberty_host):
 
 
 @pytest.fixture(scope="module", params=[NATIVE], ids=str)
+# the Liberty server's files and its start step
+@reads("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security", "was/liberty/start-server.sh")
 def serving(request, zr_host_pool):
     """One server for a module's read-only tests (they only connect to it): started once, on one worker when the
     module carries an xdist_group."""
