@@ -29,6 +29,7 @@ from checks.hosts import apache
 from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
 from checks.hosts.plugin import SELECTED
+from checks.hosts.steps import reads
 from checks.hosts.token import PINS
 from checks.hosts.util import copy_to, ok
 from zrunbook import ROOT, SNIPPETS
@@ -83,6 +84,7 @@ def wheelhouse(wheel: Path) -> Path:
 
 
 @pytest.fixture(scope="module", params=SELECTED, ids=str)
+@reads("verify/install-verify-tool-wheelhouse.sh")  # the reader's install step, run while the fixture sets up
 def reader(request, site, base_url, zr_host_pool, tmp_path_factory):
     """The host with the wheel, the bundle and the install step from the site, and the results of each install."""
     downloads = tmp_path_factory.mktemp("site-downloads")
