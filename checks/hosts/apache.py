@@ -85,6 +85,14 @@ def start(host) -> None:
     raise AssertionError("httpd did not listen on 443:\n" + host.run("tail -20 /var/log/apache2/error.log").stdout)
 
 
+@reads("ihs/apache/use-prefork-mpm-debian.sh")
+def use_prefork(host) -> None:
+    """The page's MPM step for first users, then the site step again (httpd picks its MPM only at a full start)."""
+    ok(host, f"bash {snippet_path('ihs/apache/use-prefork-mpm-debian.sh')}")
+    start(host)
+    assert "prefork" in ok(host, "apache2ctl -V | grep 'Server MPM'")
+
+
 def graceful(host) -> None:
     """apachectl graceful, then wait until httpd says the new generation runs (its error log's 'resuming normal
     operations' line), so that the next handshakes reach new workers. A wait for a state httpd reports, not a fixed

@@ -30,7 +30,7 @@ import pytest
 
 from checks.hosts import amd64_only
 from checks.hosts import engine as eng
-from checks.hosts.apache import OPENSSL_PKCS11_CONF, TOKEN_KEY, serve_token, start
+from checks.hosts.apache import OPENSSL_PKCS11_CONF, TOKEN_KEY, serve_token, start, use_prefork
 from checks.hosts.steps import run_snippet, snippet_path
 from checks.hosts.util import ok
 from zrunbook.shown_output import assert_shown_output
@@ -56,9 +56,7 @@ def error_log(host) -> str:
 def serve_token_prefork(host) -> str:
     """The token site, then the page's MPM step and the site step again (a full start)."""
     ca = serve_token(host)
-    ok(host, f"bash {snippet_path(PREFORK)}")
-    start(host)
-    assert "prefork" in ok(host, "apache2ctl -V | grep 'Server MPM'")
+    use_prefork(host)
     return ca
 
 

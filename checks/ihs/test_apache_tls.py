@@ -32,6 +32,7 @@ from checks.hosts.apache import (
     serve_token_ecdsa,
     start,
     token_public_key,
+    use_prefork,
 )
 from checks.hosts.steps import arch, run_snippet, snippet_path
 from checks.hosts.token import LABEL, PINS, slot_of, token_env
@@ -297,8 +298,7 @@ def test_new_workers_with_a_root_only_pin_file_serve_16_clients_at_once(fresh_ho
     cause in the assertion."""
     fresh_host.run_expect([0], "echo 'LogLevel warn ssl:info' > /etc/apache2/conf-enabled/zz-ssl-info.conf")
     ca = root_only_pin_site(fresh_host)
-    fresh_host.run_expect([0], f"bash {snippet_path('ihs/apache/use-prefork-mpm-debian.sh')}")
-    start(fresh_host)
+    use_prefork(fresh_host)
     fresh_host.run_expect([0], "apache2ctl graceful")
     burst = fresh_host.run(f"for i in $(seq 16); do echo | openssl s_client -connect 127.0.0.1:443 -servername "
                            f"www.example.com -CAfile {ca} -verify_return_error -brief >/dev/null 2>&1 && echo ok & "
