@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts import pin_state
 from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group, token_public_key, try_export, unwrapped_public_key
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
@@ -756,3 +757,58 @@ def test_gskit_serving_the_page_fragment_negotiates_no_ml_kem_group_and_falls_ba
     assert negotiated_group(both.stdout) == "X25519", output(both)
     # The same client offer against Apache with OpenSSL 3.5 negotiates X25519MLKEM768 (checks/ihs/test_apache_pq.py):
     # the fallback here is GSKit's answer, not the client's.
+
+
+
+# --- a stale PIN stash (issue 44, item 5) -----------------------------------------------------------------------------
+
+
+def start_with_stash(host, conf: str, pin: str):
+    """gskserve started with SSLStashfile holding pin; (started, what it said, the token's failed-login bits)."""
+    token_pin_stash(host, pin)
+    started, said = start(host, conf, host.zr_gskserve)
+    return started, said, pin_state.flags(host) & pin_state.FAILED
+
+
+@pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
+                  "ihs/httpd/pkcs11-driver-rhel-sles.conf")
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_each_gskit_start_with_a_stale_pin_stash_is_one_failed_login_and_the_third_locks_the_token(gskit_host):
+    """The PIN changed and the stash not rewritten: GSKit's environment init logs in once per start with the stash's
+    PIN, so each start costs one failed login (the token's flags after each start are
+    values.STALE_STASH_FLAGS); the stash rewritten with the new PIN serves and its login clears the count. After the
+    third stale start the user PIN is locked, and then the right PIN in the stash fails with the same GSKit error as
+    a wrong one."""
+    host = gskit_host
+    slot, started, said = serve_token(host)
+    assert started, said
+    assert pin_state.flags(host) & pin_state.FAILED == 0
+    stop(host)
+    changed = host.run(f"printf '%s\\n%s\\n%s\\n' {pin_state.OLD} {pin_state.NEW} {pin_state.NEW} "
+                       f"| pkcsconf -c {slot} -p")
+    assert changed.rc == 0, output(changed)
+    conf = page_conf(host)
+    named = {pin_state.COUNT_LOW: "USER_PIN_COUNT_LOW", pin_state.FINAL_TRY: "USER_PIN_FINAL_TRY",
+             pin_state.LOCKED: "USER_PIN_LOCKED"}
+
+    started, said, failed = start_with_stash(host, conf, pin_state.OLD)  # the stale stash
+    assert not started, said
+    assert values.STALE_STASH_ERROR in said, said
+    assert named.get(failed) == values.STALE_STASH_FLAGS[0], hex(failed)
+    started, said, failed = start_with_stash(host, conf, pin_state.NEW)  # the stash step run again
+    assert started, said
+    assert failed == 0, hex(failed)  # the good login cleared the count
+    stop(host)
+
+    seen = []
+    for _ in values.STALE_STASH_FLAGS:
+        started, said, failed = start_with_stash(host, conf, pin_state.OLD)
+        assert not started, said
+        assert values.STALE_STASH_ERROR in said, said
+        seen.append(named.get(failed, hex(failed)))
+    print(f"\nthe token's flags after each start with the stale stash: {seen}")
+    assert tuple(seen) == values.STALE_STASH_FLAGS
+    started, said, failed = start_with_stash(host, conf, pin_state.NEW)  # locked: the right PIN no longer helps
+    assert not started, said
+    assert values.STALE_STASH_ERROR in said, said
+    assert failed == pin_state.LOCKED, hex(failed)

@@ -82,3 +82,23 @@ GSKIT_TOKEN_KEY_ATTRIBUTES = {
 
 def gskit_token_key_attributes() -> str:
     return _listed([f"{name} {'true' if value else 'false'}" for name, value in GSKIT_TOKEN_KEY_ATTRIBUTES.items()])
+
+
+# What a start of GSKit 8.0.60.5 with a PIN stash older than the token's PIN did on openCryptoki's soft token
+# (checks/ihs/test_gskit_server.py asserts both): the error its environment init returned, and the token's flags after
+# the first, second and third such start (one failed login per start). The IHS troubleshooting page quotes them.
+STALE_STASH_ERROR = "432 GSK_ERROR_PKCS11_TOKEN_BADPASSWORD"
+STALE_STASH_FLAGS = ("USER_PIN_COUNT_LOW", "USER_PIN_FINAL_TRY", "USER_PIN_LOCKED")
+
+
+def stale_stash_error() -> str:
+    return STALE_STASH_ERROR
+
+
+def stale_stash_flags() -> str:
+    nths = ("first", "second", "third")
+    return ", ".join(f"{flag} after the {nth}" for flag, nth in zip(STALE_STASH_FLAGS, nths, strict=True))
+
+
+def stale_stash_starts_to_lock() -> str:
+    return str(len(STALE_STASH_FLAGS))
