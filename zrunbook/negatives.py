@@ -274,7 +274,12 @@ def node_problems(test: str, checks: Path = CHECKS) -> list[str]:
 class NegativeTest:
     test: str  # checks/x/test_y.py::test_z
     snippets: tuple[str, ...]  # from @pytest.mark.negative(...); () when the test carries none
-    expects: str
+    expects: str  # every mark's, joined
+    per_mark: tuple[tuple[tuple[str, ...], str], ...] = ()  # (the mark's snippets, its expects), mark by mark
+
+    def expects_for(self, snippet: str) -> str:
+        """What the mark naming snippet expects (a test negative for two snippets says it once for each)."""
+        return next((said for named, said in self.per_mark if snippet in named), self.expects)
 
 
 def _marks(func: ast.FunctionDef) -> list[ast.Call]:
@@ -299,9 +304,12 @@ def negative_tests(checks: Path = CHECKS) -> tuple[NegativeTest, ...]:
             if not marks and not NEGATIVE_NAME.search(node.name):
                 continue
             snippets = tuple(a.value for m in marks for a in m.args if isinstance(a, ast.Constant))
-            expects = " ".join(kw.value.value for m in marks for kw in m.keywords
-                               if kw.arg == "expects" and isinstance(kw.value, ast.Constant))
-            found.append(NegativeTest(f"{rel}::{node.name}", snippets, expects))
+            per_mark = tuple((tuple(a.value for a in m.args if isinstance(a, ast.Constant)),
+                              " ".join(kw.value.value for kw in m.keywords
+                                       if kw.arg == "expects" and isinstance(kw.value, ast.Constant)))
+                             for m in marks)
+            expects = "; ".join(said for _named, said in per_mark if said)
+            found.append(NegativeTest(f"{rel}::{node.name}", snippets, expects, per_mark))
     return tuple(found)
 
 

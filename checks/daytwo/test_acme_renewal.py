@@ -18,7 +18,9 @@ certificate keeps serving, and the new key made for the attempt leaves the token
 status 1 in the renewal's metrics, on which the monitoring page's CertificateRenewalFailing fires (promtool). The
 decision by age: certificates of every lifetime in the lifetimes table, just before and just after two thirds.
 The same renewal under the Apache page's burst check (16 clients, round after round)
-must fail no handshake; the timer and service pass systemd-analyze verify, and the cron line's command runs.
+must fail no handshake; the timer and service pass systemd-analyze verify, and on a host booted with systemd
+(Engine.start's boot) the timer is scheduled in its window and the service retries, renews or stops as the page
+says; the cron line's command runs.
 
 amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
 """
@@ -572,3 +574,110 @@ def test_a_full_token_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
     metrics = renewal_metrics(host, tmp_path)
     assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 1, metrics
     print(refused.stderr)
+
+
+# --- the timer and the service under a booted systemd ---------------------------------------------------------------
+
+UNIT = "renew-token-certificate.service"
+
+
+@pytest.fixture(params=["debian13-amd64"], ids=str)
+def booted_host(request, zr_host_pool):
+    """A host from the TOKEN_KEY state with systemd as its first process (booted: pkcsslotd and Apache are systemd's
+    units, and Debian's apachectl hands start and stop to systemctl), as on a reader's server."""
+    host = zr_host_pool.start(request.param, state=TOKEN_KEY, boot=True)
+    try:
+        yield host
+    finally:
+        zr_host_pool.remove(host)
+
+
+def unit_state(host, unit: str = UNIT) -> dict[str, str]:
+    props = "ActiveState,SubState,Result,NRestarts,ExecMainStatus,RestartUSecNext"
+    return dict(line.split("=", 1) for line in ok(host, f"systemctl show -p {props} {unit}").splitlines())
+
+
+def age_served_certificate(host, lifetime_days: int, age_days: int) -> None:
+    """The served certificate signed again by the site's test CA with the same key and subject, lifetime_days long
+    and age_days old, and httpd reloaded: the served certificate is then due or not by its own dates."""
+    now = int(ok(host, "date +%s"))
+    begin, end = now - age_days * schedule.DAY, now - (age_days - lifetime_days) * schedule.DAY
+    stamp = [ok(host, f"date -u -d @{t} +%Y%m%d%H%M%SZ").strip() for t in (begin, end)]
+    served = "/etc/ssl/certs/www.example.com.crt"
+    ok(host, f"openssl x509 -in {served} -CA /root/zr-test-ca/ca.crt -CAkey /root/zr-test-ca/ca.key -set_serial 4242"
+             f" -not_before {stamp[0]} -not_after {stamp[1]} -out /tmp/aged.crt && cp /tmp/aged.crt {served}"
+             " && systemctl reload apache2")
+    assert served_fingerprint(host) == ok(host, f"openssl x509 -in {served} -noout -fingerprint -sha256").strip()
+
+
+@pytest.mark.uses("daytwo/remove-old-token-key.sh", "daytwo/switch-token-certificate.sh",
+                  "crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
+                  "ihs/apache/create-token-key-and-csr.sh")
+@pytest.mark.negative("daytwo/acme/renew-token-certificate.service",
+                      expects="a failed renewal is retried after 15 minutes, a doubtful PIN (exit 4) is not retried")
+@pytest.mark.negative("daytwo/acme/renew-token-certificate.timer",
+                      expects="the timer's start falls in its window; the service it starts retries a failure")
+@pytest.mark.snippet(RENEW, SERVICE, TIMER, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_under_a_booted_systemd_the_timer_waits_for_its_window_and_the_service_retries_renews_or_stops(booted_host):
+    """The page's units installed and enabled as the page says, on a host booted with systemd 257. The timer's next
+    start falls in one of its two windows (03:00 or 15:00, plus up to an hour). With the served certificate made
+    due (61 days into 90): the service fails while the CA is down, keeps the old certificate serving, and systemd
+    schedules the retry after RestartSec (15 min); with the CA up it renews end to end as the unit runs it (the
+    environment file, no terminal) and the new certificate from the CA serves; with a failed login counted it stops
+    with exit status 4, which systemd does not retry, and the token's flags stay as they were."""
+    host = booted_host
+    serve_token(host)
+    assert ok(host, "systemctl is-active apache2").strip() == "active"  # the site step's httpd is systemd's unit
+    install_bundle(host)
+    ok(host, f"cp {snippet_path(SERVICE)} {snippet_path(TIMER)} /etc/systemd/system/ && systemctl daemon-reload")
+    ok(host, "systemctl enable --now renew-token-certificate.timer")  # the page's command
+    timer = ok(host, "systemctl show -P NextElapseUSecRealtime renew-token-certificate.timer").strip()
+    hour = int(re.search(r" (\d\d):\d\d:\d\d ", timer).group(1))
+    print(f"\nthe timer's next start: {timer}")
+    assert hour in (3, 15), timer
+
+    age_served_certificate(host, 90, 61)
+    old = served_fingerprint(host)
+    failed = host.run(f"systemctl start {UNIT}")  # the CA is not running yet
+    assert failed.rc != 0, output(failed)
+    state = unit_state(host)
+    print(f"the CA down: {state}")
+    assert (state["ActiveState"], state["SubState"], state["ExecMainStatus"]) == ("activating", "auto-restart", "1")
+    assert state["RestartUSecNext"] == "15min", state  # the first of the backoff's steps
+    assert served_fingerprint(host) == old
+    assert token_labels(host) == [OLD]
+    metrics = ok(host, "cat /var/lib/prometheus/node-exporter/zrunbook-renewal-www.example.com.prom")
+    assert 'zrunbook_certificate_renewal_last_exit_status{server_name="www.example.com"} 1' in metrics, metrics
+
+    ok(host, f"systemctl stop {UNIT}")  # the pending retry cancelled; the CA comes up and the service runs again
+    start_pebble(host)
+    renewed = host.run(f"systemctl start {UNIT}")
+    journal = ok(host, f"journalctl -u {UNIT} --no-pager -o cat")
+    assert renewed.rc == 0, output(renewed) + journal
+    state = unit_state(host)
+    assert (state["ActiveState"], state["Result"]) == ("inactive", "success"), state
+    assert "renew: www.example.com serves" in journal, journal
+    new = served_fingerprint(host)
+    assert new != old
+    labels = token_labels(host)
+    assert OLD not in labels, labels
+    assert len(labels) == 1, labels
+    new_cert = ok(host, f"sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+//p' {SITE}").strip()
+    ok(host, f"openssl verify -no-CApath -no-CAstore -CAfile {PEBBLE}/root.pem -untrusted {new_cert} {new_cert}")
+    metrics = ok(host, "cat /var/lib/prometheus/node-exporter/zrunbook-renewal-www.example.com.prom")
+    assert 'zrunbook_certificate_renewal_last_exit_status{server_name="www.example.com"} 0' in metrics, metrics
+
+    # a failed login counted: the run that is due stops before it logs in, with status 4, and is not retried
+    ok(host, f"printf 'SITE_CONF=%s\\n' {aged_certificate(host, 'exit4', 90, 61 * schedule.DAY)} >> {ENV_FILE}")
+    host.run(f"PKCS11_USER_PIN=11112222 runuser -u {ADMIN} -- p11sak list-key all --slot {slot_of(host)}")
+    flags = token_flags(host)
+    assert int(flags, 16) & 0x10000, flags  # USER_PIN_COUNT_LOW
+    stopped = host.run(f"systemctl start {UNIT}")
+    assert stopped.rc != 0, output(stopped)
+    state = unit_state(host)
+    print(f"a failed login counted: {state}")
+    assert (state["ActiveState"], state["SubState"], state["ExecMainStatus"]) == ("failed", "failed", "4"), state
+    assert state["NRestarts"] == "0", state
+    assert token_flags(host) == flags
+    assert served_fingerprint(host) == new

@@ -71,6 +71,10 @@ def host_packages(arch: str) -> list[str]:
         raise ValueError(f"{CONTAINERFILE}: no pkgs=\"...\" list")
     return found.group(1).split() + (extra.group(1).split() if extra else [])
 SNIPPETS_IN_CONTAINER = "/snippets"
+# systemd as a container's first process: tmpfs where it expects an empty /run and /tmp (its tmp.mount cannot mount
+# in a container), and CAP_SYS_ADMIN, without which units that change user with kept capabilities (pkcsslotd) fail
+# at spawning (status 217/USER). Not --privileged: this machine's engine refuses it.
+BOOT_ARGS = ("--cap-add", "SYS_ADMIN", "--tmpfs", "/run", "--tmpfs", "/run/lock", "--tmpfs", "/tmp")
 
 SUITE = "trixie"
 # Bump when the way the base image is made changes (it is part of the base tag's hash, with the base's lock).
@@ -540,19 +544,23 @@ class Engine:
 
     # --- containers ---
 
-    def start(self, spec: HostSpec, image: str, run_id: str, name: str, *run_args: str) -> str:
+    def start(self, spec: HostSpec, image: str, run_id: str, name: str, *run_args: str, boot: bool = False) -> str:
         """Start a container named name; it is registered for removal at exit before it exists.
 
         run_args are further ``run`` options (a user, dropped capabilities) placed before the image.
         Every container has ``--network none``: no check needs a network (a scanner on this machine
-        enters the container's network namespace instead), so no caller can ask for one."""
+        enters the container's network namespace instead), so no caller can ask for one.
+
+        ``boot``: systemd is the container's first process (BOOT_ARGS: what it needs in a container), so units,
+        timers and Debian's apachectl behave as on a booted host; otherwise an init that only reaps and sleep."""
         _LIVE.add((self, name))
+        init, command = (BOOT_ARGS, ("/lib/systemd/systemd",)) if boot else (("--init",), ("sleep", "infinity"))
         self.run(
-            "run", "-d", "--init", "--network", "none", "--name", name, "--hostname", spec.name,
+            "run", "-d", *init, "--network", "none", "--name", name, "--hostname", spec.name,
             "--label", f"zrunbook.run={run_id}", "--label", f"zrunbook.owner={owner_label()}",
             "--label", f"zrunbook.host={spec.name}",
             "-v", f"{SNIPPETS}:{SNIPPETS_IN_CONTAINER}:ro",
-            *run_args, image, "sleep", "infinity",
+            *run_args, image, *command,
         )  # fmt: skip
         return name
 

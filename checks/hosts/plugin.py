@@ -167,18 +167,19 @@ class HostPool:
         return self._once(f"{host_name}-walkthrough", f"run-{self.run_id}-{host_name}-walkthrough", build)
 
     def start(self, host_name: str, *run_args: str, state: State | None = None, clean: bool = False,
-              observed: bool = True):
+              observed: bool = True, boot: bool = False):
         """A new container of host_name (of state's image when given; of the clean walkthrough image when
         ``clean``), labelled with the run and its owner and removed by ``remove(host)``, the run's sweep or
         the exit hook. run_args are further ``docker run`` options (``--user``, ``--cap-drop``...); the
-        network stays ``none`` (Engine.start)."""
+        network stays ``none`` (Engine.start). ``boot``: systemd runs as the container's first process, and this
+        returns once its start-up has finished (a unit that failed to start is the test's to read)."""
         if state is not None:
             image = self.prepared(host_name, state)  # on the clean host when state.clean
         else:
             image = self.walkthrough_image(host_name) if clean else self.image(host_name)
         engine = self.engine()
         name = f"zr-{host_name}-{self.run_id[:8]}-{os.getpid()}-{next(self._names)}"
-        engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args)
+        engine.start(eng.HOSTS[host_name], image, self.run_id, name, *run_args, boot=boot)
         recorder = observe.recorder()
         if observed and recorder is not None:  # what the tests read in it (checks/observe.py)
             recorder.watch(name, int(engine.run("inspect", "-f", "{{.State.Pid}}", name).stdout))
@@ -188,6 +189,11 @@ class HostPool:
         refuse_printed_pins(host)
         host.zr_container = name
         host.zr_name = host_name
+        if boot:  # exit 1 with "degraded" when a unit failed (ssh, in a container without a network): still booted
+            said = host.run("for i in $(seq 600); do test -S /run/systemd/private && break; sleep 0.1; done;"
+                            " timeout 120 systemctl is-system-running --wait")
+            if said.stdout.strip() not in ("running", "degraded"):
+                raise AssertionError(f"systemd did not finish booting {name}: {said.stdout}{said.stderr}")
         if state is not None:
             host.zr_prepared = json.loads(engine.label(image, STATE_LABEL) or "null")
             state.resume(host)

@@ -51,7 +51,7 @@ class OutcomeDirective(SphinxDirective):
                 line = nodes.paragraph()
                 name = test.split("::")[-1]
                 line += nodes.literal(name, name.replace("_", " ").removeprefix("test "))
-                expects = marks[test].expects if test in marks else ""
+                expects = marks[test].expects_for(rel) if test in marks else ""
                 line += nodes.Text(f" ({test.split('::')[0]})" + (f", expecting that {expects}: " if expects else ": "))
                 if all(outcome == "passed" for _host, outcome in runs):
                     line += nodes.Text("the check failed there, as it must (test passed on "
