@@ -35,7 +35,7 @@ import pytest
 import yaml
 
 from checks.hosts import engine as eng
-from checks.hosts.apache import TOKEN_KEY, put, serve_token
+from checks.hosts.apache import TOKEN_KEY, put, serve_token, use_prefork
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
 from checks.hosts.util import ok, output
@@ -367,16 +367,19 @@ LOAD_CLIENTS, LOAD_EACH = 16, 50
 @pytest.mark.uses("daytwo/remove-old-token-key.sh", "daytwo/switch-token-certificate.sh")
 @pytest.mark.snippet(RENEW, LOAD, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
-@pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
-                           "pkcs11-provider's one second (test_renew_token_certificate.py says why)")
-def test_an_acme_renewal_under_load_loses_under_one_percent_of_handshakes(fresh_host):
+@pytest.mark.uses("ihs/apache/use-prefork-mpm-debian.sh")
+def test_an_acme_renewal_under_load_with_prefork_loses_no_handshake(fresh_host):
     """The whole renewal (key, order, challenge, switch, checks, removal) while the Apache page's burst check runs
     again and again (LOAD_CLIENTS clients, LOAD_EACH new TLS connections each per round) until the renewal ends,
-    trusting the old test CA and Pebble's root both. The graceful reload's new workers can lose handshakes while
-    they wait for their token login (pkcs11-provider's one-second wait: the day-two page's finding); the check
-    requires under 1 % lost, every round to run to its end, and prints the count."""
+    trusting the old test CA and Pebble's root both, on the token site as the Apache page sets it up for first
+    users (the prefork MPM). The check requires every handshake of every round to complete and prints the count.
+    With the event MPM the graceful reload's new workers lost up to 9 of 3200 (their threads wait at most one
+    second for the worker's token login: test_renew_token_certificate.py keeps that finding); prefork serves each
+    connection in a process that made its own login first. No exclusive_cpu: no handshake waits on a time limit
+    shorter than the burst check's 30 s per client."""
     host = fresh_host
     old_ca = serve_token(host)
+    use_prefork(host)  # the Apache page's MPM step for a token site
     start_pebble(host)
     ok(host, f"cat {old_ca} {PEBBLE}/root.pem > /tmp/both-roots.pem")
     ok(host, "rm -f /tmp/load.*; setsid bash -c 'until test -e /tmp/load.stop; do CA_FILE=/tmp/both-roots.pem"
@@ -404,9 +407,9 @@ def test_an_acme_renewal_under_load_loses_under_one_percent_of_handshakes(fresh_
     assert len(rounds) == len(rcs) >= 2, load
     assert opened == len(rounds) * LOAD_CLIENTS * LOAD_EACH, load
     lost = opened - completed
-    assert lost < opened // 100, load
-    assert set(rcs) <= {"0", "1"}, load  # 1: a round that lost a handshake, counted above
     print(f"handshakes lost during the renewal: {lost} of {opened}")
+    assert lost == 0, load
+    assert set(rcs) == {"0"}, load
     assert token_labels(host) != [OLD]
 
 

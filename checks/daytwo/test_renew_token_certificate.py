@@ -5,7 +5,8 @@ new label with its CSR (the Apache page's key step with KEY_LABEL), the test CA'
 with a graceful reload (snippets/daytwo/switch-token-certificate.sh) while the Apache page's burst check
 (check-cold-start.sh) runs as a load of LOAD_CLIENTS x LOAD_EACH new TLS connections, then the old key removed.
 Outcome: the new certificate is served, check-key-in-token.sh passes for it, the old key is gone from the token,
-and every handshake of the load completed. Negatives: a certificate that does not carry the new key's public key
+and, with the Apache page's prefork MPM, every handshake of the load completed (with Debian's event MPM, fewer than
+1 % lost: the finding the day-two page states). Negatives: a certificate that does not carry the new key's public key
 is refused before httpd is touched (while ``apachectl -t`` alone accepts it), and the old key is not removed while
 httpd's configuration names it. On the two-key site (RSA and ECDSA) a new RSA certificate replaces the RSA pair and
 the ECDSA pair stays, so ECDSA-only clients still connect; the step as it was (checks/daytwo/bad/) replaced both.
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from checks.hosts import amd64_only
-from checks.hosts.apache import CA, ECDSA_CERT, TOKEN_KEY, put, serve_token, serve_token_ecdsa
+from checks.hosts.apache import CA, ECDSA_CERT, TOKEN_KEY, put, serve_token, serve_token_ecdsa, use_prefork
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of, token_env
 from checks.hosts.util import ok, output
@@ -66,16 +67,15 @@ def remove_old_key(host):
     return host.run(f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} TOKEN_ADMIN={ADMIN} bash {snippet_path(REMOVE)} {OLD}")
 
 
-@pytest.mark.snippet(SWITCH, REMOVE, LOAD, CHECK_KEY, KEY_STEP, checker="testinfra")
-@pytest.mark.from_state(TOKEN_KEY)
-@pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
-                           "pkcs11-provider's one second; the starved case is test_apache_cold_start.py's "
-                           "test_on_a_starved_host_with_the_event_mpm_new_workers_fail_while_their_token_login_runs")
-def test_renewal_under_load_serves_the_new_token_key_and_loses_under_one_percent_of_handshakes(fresh_host):
-    host = fresh_host
+def switch_under_load(host, prefork: bool) -> tuple[int, int]:
+    """The renewal on the token site (with the Apache page's MPM step for first users when prefork): new key and
+    certificate, the removal refused while the site names the old key, the switch while the burst check runs, the
+    new certificate served, the old key removed, the key check passing. Returns (handshakes lost, handshakes)."""
     # mod_ssl's and the TLS library's errors in the log (LogLevel ssl:info), so that a failed handshake says why
     put(host, "/etc/apache2/conf-enabled/zz-ssl-info.conf", "LogLevel warn ssl:info\n")
     ca = serve_token(host)
+    if prefork:
+        use_prefork(host)
     new_key_and_certificate(host)
     refused = remove_old_key(host)  # negative: the site still names the old key
     assert refused.rc == 1, output(refused)
@@ -110,13 +110,8 @@ def test_renewal_under_load_serves_the_new_token_key_and_loses_under_one_percent
     assert done, load
     total = LOAD_CLIENTS * LOAD_EACH
     assert done.group(2) == str(total), load + log
-    # A finding, not a pass: on this 2-core machine a graceful reload under this load has lost up to 9 of 3200
-    # handshakes ("internal error" alerts), also with no other test running (the day-two page gives the counts).
-    # The check holds the rate below 1 % and prints the count. With pkcs11-module-cache-keys at its default (true)
-    # a new worker fails every handshake of its first second (test_apache_cold_start.py's negative).
     failed = total - int(done.group(1))
-    assert failed < total // 100, load + log
-    print(f"handshakes lost during the reload: {failed} of {total}")
+    print(f"handshakes lost during the reload ({'prefork' if prefork else 'event'} MPM): {failed} of {total}")
 
     assert served_fingerprint(host) == ok(host, f"openssl x509 -in {NEW_CERT} -noout -fingerprint -sha256").strip()
     removed = remove_old_key(host)
@@ -127,6 +122,33 @@ def test_renewal_under_load_serves_the_new_token_key_and_loses_under_one_percent
     env = f"TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} SERVER_NAME=www.example.com"
     check = host.run(f"runuser -u www-data -- env {env} bash {snippet_path(CHECK_KEY)} localhost:443")
     assert check.rc == 0, output(check)
+    return failed, total
+
+
+@pytest.mark.uses("ihs/apache/use-prefork-mpm-debian.sh")
+@pytest.mark.snippet(SWITCH, REMOVE, LOAD, CHECK_KEY, KEY_STEP, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_with_prefork_the_renewal_under_load_serves_the_new_token_key_and_loses_no_handshake(fresh_host):
+    """The token site as the Apache page sets it up for first users (prefork): each connection is served by a
+    process that made its own login first, so the reload's new workers lose nothing. No exclusive_cpu: no handshake
+    waits on a limit shorter than the burst check's 30 s per client."""
+    failed, total = switch_under_load(fresh_host, prefork=True)
+    assert failed == 0, f"{failed} of {total} handshakes lost"
+
+
+@pytest.mark.snippet(SWITCH, REMOVE, LOAD, CHECK_KEY, KEY_STEP, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.exclusive_cpu("the reload's new workers log in to the token while the load runs, and must do so within "
+                           "pkcs11-provider's one second; the starved case is test_apache_cold_start.py's "
+                           "test_on_a_starved_host_with_the_event_mpm_new_workers_fail_while_their_token_login_runs")
+def test_with_the_event_mpm_the_renewal_under_load_loses_under_one_percent_of_handshakes(fresh_host):
+    """A finding, not a pass: with Debian's default event MPM a graceful reload under this load has lost up to 9 of
+    3200 handshakes ("internal error" alerts) on this 2-core machine, also with no other test running (the day-two
+    page gives the counts): a new worker's threads wait at most one second for its token login. The check holds the
+    rate below 1 % and prints the count. With pkcs11-module-cache-keys at its default (true) a new worker fails
+    every handshake of its first second (test_apache_cold_start.py's negative)."""
+    failed, total = switch_under_load(fresh_host, prefork=False)
+    assert failed < total // 100, f"{failed} of {total} handshakes lost"
 
 
 @pytest.mark.negative("daytwo/switch-token-certificate.sh",
