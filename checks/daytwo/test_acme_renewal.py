@@ -35,6 +35,7 @@ import pytest
 import yaml
 
 from checks.hosts import engine as eng
+from checks.hosts.acme import ACME, PEBBLE, start_pebble
 from checks.hosts.apache import TOKEN_KEY, put, serve_token, use_prefork
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
@@ -49,19 +50,11 @@ pytestmark = pytest.mark.only_hosts("debian13-amd64",
 RENEW = "daytwo/acme/renew-token-certificate-acme.sh"
 SERVICE, TIMER, CRON = (f"daytwo/acme/renew-token-certificate.{k}" for k in ("service", "timer", "cron"))
 ENV_FILE = "/etc/zrunbook/renew-token-certificate.env"
-SITE = "/etc/apache2/sites-available/tls.conf"
-PEBBLE = "/root/pebble"
-ACME = "https://localhost:14000/dir"
 OLD = "apachekey"
+SITE = "/etc/apache2/sites-available/tls.conf"
 TEXTFILE = "/tmp/zr-textfile"  # the renewal's metrics (TEXTFILE_DIR), as node_exporter's textfile collector reads them
 METRICS = f"{TEXTFILE}/zrunbook-renewal-www.example.com.prom"
 RULES = "monitor/zrunbook-alerts.yml"
-LIFETIME = 47 * 86400  # Pebble issues for 47 days: the longest lifetime from 15 March 2029 (SC-081v3)
-PEBBLE_CONFIG = {"pebble": {
-    "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
-    "certificate": f"{PEBBLE}/listener.crt", "privateKey": f"{PEBBLE}/listener.key",
-    "httpPort": 80, "tlsPort": 443, "ocspResponderURL": "", "externalAccountBindingRequired": False,
-    "certificateValidityPeriod": LIFETIME}}
 SCAN = r"""
 import os, sys
 marker, modulus = sys.argv[1], bytes.fromhex(sys.argv[2])
@@ -87,29 +80,6 @@ for top, dirs, files in os.walk("/"):
 print(seen)
 print("\n".join(found))
 """
-
-
-def start_pebble(host, trust: bool = True) -> None:
-    """Pebble on 127.0.0.1:14000 with a listener certificate of its own; its root in the system's trust store."""
-    ok(host, "grep -q ' www.example.com$' /etc/hosts || echo '127.0.0.1 www.example.com' >> /etc/hosts")
-    ok(host, f"install -d -m 0700 {PEBBLE} && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -noenc"
-             f" -keyout {PEBBLE}/listener.key -out {PEBBLE}/listener.crt -days 2 -subj /CN=localhost"
-             " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null")
-    put(host, f"{PEBBLE}/config.json", json.dumps(PEBBLE_CONFIG))
-    ok(host, f"cd {PEBBLE} && setsid env PEBBLE_VA_NOSLEEP=1 PEBBLE_WFE_NONCEREJECT=0 PEBBLE_AUTHZREUSE=0"
-             f" pebble -config {PEBBLE}/config.json >{PEBBLE}/pebble.log 2>&1 </dev/null &")
-    for _ in range(100):
-        if host.run("ss -Hltn 'sport = :14000' | grep -q 14000").rc == 0:
-            break
-        host.run("sleep 0.1")
-    else:
-        raise AssertionError("Pebble did not listen:\n" + host.run(f"cat {PEBBLE}/pebble.log").stdout)
-    # the site answers HTTP-01 on port 80 from Debian's default document root
-    ok(host, "curl -sf -o /dev/null http://www.example.com/")
-    ok(host, f"curl -sf --cacert {PEBBLE}/listener.crt https://localhost:15000/roots/0 -o {PEBBLE}/root.pem")
-    if trust:
-        ok(host, f"cp {PEBBLE}/root.pem /usr/local/share/ca-certificates/pebble-test-root.crt"
-                 " && update-ca-certificates >/dev/null 2>&1")
 
 
 def renew(host, *args: str, **env: str):

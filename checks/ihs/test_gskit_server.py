@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from checks.hosts import pin_state
+from checks.hosts.acme import ACME, PEBBLE, start_pebble
 from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group, token_public_key, try_export, unwrapped_public_key
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
@@ -812,3 +813,37 @@ def test_each_gskit_start_with_a_stale_pin_stash_is_one_failed_login_and_the_thi
     assert not started, said
     assert values.STALE_STASH_ERROR in said, said
     assert failed == pin_state.LOCKED, hex(failed)
+
+
+
+# --- ACME with the request GSKit makes (issue 45, item 5) ------------------------------------------------------------
+
+
+@pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf")
+@pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")
+def test_an_acme_ca_refuses_the_request_gskit_makes_without_a_subject_alternative_name(gskit_host):
+    """The IHS renewal over ACME, as far as it goes here: while GSKit serves its token key, its key management
+    library makes the next key in the token and a request whose only name is the subject's CN (the form of the
+    study's -certreq -create, and of the harness: the library's argument for request extensions is not published,
+    and four DER forms of a subjectAltName extension were refused with GSKKM_ERR_ASN). certbot submits it with
+    --csr to Pebble, which refuses it at finalisation: an ACME CA that takes the names from subjectAltName only does
+    not issue for such a request (gskcapicmd's -san_dnsname adds one). Nothing changes for the site: the old
+    certificate keeps serving and no certificate is received."""
+    host = gskit_host
+    serve_gskit_key(host)
+    old = served_fingerprint(host)
+    start_pebble(host, trust=False, site=False)  # certbot answers HTTP-01 itself (--standalone): no site on port 80
+    made = gskit_km(host, "--token-request", "ihscert-acme", SERVER, f"{WORK}/acme.csr")
+    assert made.rc == 0, output(made)
+    request = host.run(f"openssl req -in {WORK}/acme.csr -noout -text")
+    assert f"Subject: CN={SERVER}" in request.stdout, output(request)
+    assert "Subject Alternative Name" not in request.stdout, output(request)
+    issued = host.run(f"REQUESTS_CA_BUNDLE={PEBBLE}/listener.crt certbot certonly --non-interactive --agree-tos"
+                      f" --register-unsafely-without-email --server {ACME} --csr {WORK}/acme.csr --standalone"
+                      f" --cert-path {WORK}/acme.crt --chain-path {WORK}/acme-chain.pem"
+                      f" --fullchain-path {WORK}/acme-full.pem")
+    assert issued.rc == 1, output(issued)
+    assert values.ACME_REFUSES_CN_ONLY in issued.stderr, output(issued)
+    assert host.run(f"test -e {WORK}/acme.crt").rc == 1
+    assert gskit_km(host, "--token-labels").stdout.splitlines() == ["label ihscert"]
+    assert served_fingerprint(host) == old

@@ -102,3 +102,13 @@ def stale_stash_flags() -> str:
 
 def stale_stash_starts_to_lock() -> str:
     return str(len(STALE_STASH_FLAGS))
+
+
+# What certbot 4.0.0 reported when Pebble 2.6.0 refused, at finalisation, the request GSKit 8.0.60.5's key management
+# library made in the token with the subject's CN as its only name (checks/ihs/test_gskit_server.py asserts it; the
+# IHS key page quotes it).
+ACME_REFUSES_CN_ONLY = "Order includes different number of DNSnames identifiers than CSR specifies"
+
+
+def acme_refuses_cn_only() -> str:
+    return ACME_REFUSES_CN_ONLY
