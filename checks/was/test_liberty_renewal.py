@@ -26,10 +26,12 @@ import time
 import pytest
 
 from checks.hosts import liberty
+from checks.hosts.acme import ACME, PEBBLE, start_pebble
 from checks.hosts.apache import put
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import ok, output
+from zrunbook.ihs import values as ihs_values
 
 STEP = "daytwo/liberty-token-key.sh"
 GENERATE = "was/pkcs11/generate-token-key.sh"
@@ -179,3 +181,59 @@ def test_editing_server_xml_while_liberty_runs_closes_the_port_until_a_restart(r
     liberty.stop(host)
     assert liberty.start(host).rc == 0
     assert ok(host, SERVED).strip() == fingerprint(host, f"{liberty.CA}/{NEW}.pem")
+
+
+@pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security", "was/liberty/server.xml")
+@pytest.mark.negative("daytwo/liberty-token-key.sh",
+                      expects="the CA refuses keytool's request without -ext; with it, the switch serves the CA's "
+                              "certificate")
+@pytest.mark.snippet(STEP, GENERATE, START, IN_TOKEN, checker="open-liberty")
+def test_an_acme_ca_issues_for_a_new_liberty_token_key_and_the_switch_serves_it(running):
+    """The Liberty path of the automatic renewal page, by hand: a new key in the token (the WAS page's
+    generate-token-key.sh), its request from keytool with the server's name as a subjectAltName, certbot --csr
+    against Pebble (HTTP-01 answered by certbot itself on port 80: Liberty's ports are 9080 and 9443), the issued
+    chain with Pebble's root imported onto the new alias, then the day-two switch with its restart. The server then
+    presents the certificate Pebble issued, which verifies against Pebble's root alone, with its key in the token.
+    Negative: the request keytool makes without -ext names the server only in its subject, and Pebble refuses it."""
+    host, _ca, _ = running
+    start_pebble(host, trust=False, site=False)
+    old = ok(host, SERVED).strip()
+    ok(host, f"mkdir -p /tmp/liberty/req && chown wasadmin /tmp/liberty/req && "
+             f"{AS_WAS} {SUN} bash {snippet_path(GENERATE)} {NEW} www.example.com /tmp/liberty/req/{NEW}.pem")
+
+    def order(csr: str):
+        return host.run(f"REQUESTS_CA_BUNDLE={PEBBLE}/listener.crt certbot certonly --non-interactive --agree-tos"
+                        f" --register-unsafely-without-email --server {ACME} --csr {csr} --standalone"
+                        " --cert-path /tmp/liberty/acme.pem --chain-path /tmp/liberty/acme-chain.pem"
+                        " --fullchain-path /tmp/liberty/acme-full.pem")
+
+    # negative: keytool's request without -ext carries no subjectAltName (the key's self-signed one does), and the
+    # CA refuses it as it refuses GSKit's (zrunbook/ihs/values.py)
+    ok(host, f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -certreq -alias {NEW} -file /tmp/liberty/req/cn.csr")
+    assert "Subject Alternative Name" not in ok(host, "openssl req -in /tmp/liberty/req/cn.csr -noout -text")
+    refused = order("/tmp/liberty/req/cn.csr")
+    assert refused.rc == 1, output(refused)
+    assert ihs_values.ACME_REFUSES_CN_ONLY in refused.stderr, output(refused)
+    ok(host, f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -certreq -alias {NEW} -ext san=dns:www.example.com"
+             f" -file /tmp/liberty/req/{NEW}.csr")
+    issued = order(f"/tmp/liberty/req/{NEW}.csr")
+    assert issued.rc == 0, output(issued)
+    ok(host, f"cat /tmp/liberty/acme-full.pem {PEBBLE}/root.pem > /tmp/liberty/acme-reply.pem"
+             " && chmod a+r /tmp/liberty/acme-reply.pem")
+    imported = host.run(f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -importcert -noprompt -alias {NEW} "
+                        "-file /tmp/liberty/acme-reply.pem")
+    assert imported.rc == 0, output(imported)
+    want = fingerprint(host, "/tmp/liberty/acme.pem")
+    t0 = time.monotonic()
+    switched = switch(host)
+    print(f"\nLiberty switch to the ACME certificate: {time.monotonic() - t0:.1f} s (one restart)")
+    assert switched.rc == 0, output(switched)
+    served = ok(host, SERVED).strip()
+    assert served == want
+    assert served != old
+    verified = host.run(f"openssl s_client -connect localhost:9443 -CAfile {PEBBLE}/root.pem -verify_return_error"
+                        " -brief </dev/null 2>&1")
+    assert verified.rc == 0, output(verified)
+    in_token = host.run(f"runuser -u wasadmin -- env TOKEN_USER_PIN={PINS['TOKEN_USER_PIN']} SLOT={slot_of(host)} "
+                        f"bash {snippet_path(IN_TOKEN)} localhost:9443")
+    assert in_token.rc == 0, output(in_token)
