@@ -207,7 +207,12 @@ class HostPool:
             tag = eng.lease(f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}")
 
         def make() -> str:
-            return tag if engine.image_exists(tag) else self._make_state(engine, host_name, state, tag)
+            if engine.image_exists(tag):
+                return tag
+            # the preparation's reads are the state's, covered by its tag (recorded when a host starts from it), not
+            # those of the test that happened to need the state first: a fresh clone makes every state in some test
+            with observe.quiet():
+                return self._make_state(engine, host_name, state, tag)
 
         return self._once(f"{host_name}-{state.name}", tag, make, traceback=True)
 
