@@ -42,8 +42,10 @@ def ready_token_and_checker(host) -> None:
 
 
 WAS_TOKEN = State("was-token-checker", ready_token_and_checker, snippets=("crypto",), files=(PKCS11_CHECK,))
-# a module-scoped fixture reads the page's PKCS #11 driver file; its read falls on whichever test sets it up first
-pytestmark = [pytest.mark.from_state(WAS_TOKEN), pytest.mark.uses("ihs/httpd/pkcs11-driver-*.conf")]
+# a module-scoped fixture reads the page's PKCS #11 driver file, and ``results`` runs every file once per host
+# (_RESULTS): their reads fall on whichever test of the module a worker runs first, so the module declares them
+pytestmark = [pytest.mark.from_state(WAS_TOKEN),
+              pytest.mark.uses("ihs/httpd/pkcs11-driver-*.conf", RHEL, DEBIAN, STUDY)]
 
 
 def prepare(host):
