@@ -36,7 +36,7 @@ import yaml
 
 from checks.hosts import engine as eng
 from checks.hosts.acme import ACME, PEBBLE, start_pebble
-from checks.hosts.apache import TOKEN_KEY, put, serve_token, use_prefork
+from checks.hosts.apache import CA, TOKEN_KEY, put, serve_token, use_prefork
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
 from checks.hosts.util import ok, output
@@ -577,7 +577,7 @@ def age_served_certificate(host, lifetime_days: int, age_days: int) -> None:
     begin, end = now - age_days * schedule.DAY, now - (age_days - lifetime_days) * schedule.DAY
     stamp = [ok(host, f"date -u -d @{t} +%Y%m%d%H%M%SZ").strip() for t in (begin, end)]
     served = "/etc/ssl/certs/www.example.com.crt"
-    ok(host, f"openssl x509 -in {served} -CA /root/zr-test-ca/ca.crt -CAkey /root/zr-test-ca/ca.key -set_serial 4242"
+    ok(host, f"openssl x509 -in {served} -CA {CA}/ca.crt -CAkey {CA}/ca.key -set_serial 4242"
              f" -not_before {stamp[0]} -not_after {stamp[1]} -out /tmp/aged.crt && cp /tmp/aged.crt {served}"
              " && systemctl reload apache2")
     assert served_fingerprint(host) == ok(host, f"openssl x509 -in {served} -noout -fingerprint -sha256").strip()

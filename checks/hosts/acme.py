@@ -39,3 +39,12 @@ def start_pebble(host, trust: bool = True, site: bool = True) -> None:
     if trust:
         ok(host, f"cp {PEBBLE}/root.pem /usr/local/share/ca-certificates/pebble-test-root.crt"
                  " && update-ca-certificates >/dev/null 2>&1")
+
+
+def order_with_csr(host, csr: str, folder: str):
+    """certbot certonly --csr against Pebble, answering HTTP-01 itself on port 80 (--standalone: for servers that do
+    not own port 80 here); the certificate, chain and full chain land in folder as cert.pem, chain.pem, full.pem."""
+    return host.run(f"REQUESTS_CA_BUNDLE={PEBBLE}/listener.crt certbot certonly --non-interactive --agree-tos"
+                    f" --register-unsafely-without-email --server {ACME} --csr {csr} --standalone"
+                    f" --cert-path {folder}/cert.pem --chain-path {folder}/chain.pem"
+                    f" --fullchain-path {folder}/full.pem")

@@ -25,8 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.hosts import pin_state
-from checks.hosts.acme import ACME, PEBBLE, start_pebble
+from checks.hosts import acme, pin_state
 from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group, token_public_key, try_export, unwrapped_public_key
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
@@ -832,18 +831,15 @@ def test_an_acme_ca_refuses_the_request_gskit_makes_without_a_subject_alternativ
     host = gskit_host
     serve_gskit_key(host)
     old = served_fingerprint(host)
-    start_pebble(host, trust=False, site=False)  # certbot answers HTTP-01 itself (--standalone): no site on port 80
+    acme.start_pebble(host, trust=False, site=False)  # certbot answers HTTP-01 itself: no site on port 80
     made = gskit_km(host, "--token-request", "ihscert-acme", SERVER, f"{WORK}/acme.csr")
     assert made.rc == 0, output(made)
     request = host.run(f"openssl req -in {WORK}/acme.csr -noout -text")
     assert f"Subject: CN={SERVER}" in request.stdout, output(request)
     assert "Subject Alternative Name" not in request.stdout, output(request)
-    issued = host.run(f"REQUESTS_CA_BUNDLE={PEBBLE}/listener.crt certbot certonly --non-interactive --agree-tos"
-                      f" --register-unsafely-without-email --server {ACME} --csr {WORK}/acme.csr --standalone"
-                      f" --cert-path {WORK}/acme.crt --chain-path {WORK}/acme-chain.pem"
-                      f" --fullchain-path {WORK}/acme-full.pem")
+    issued = acme.order_with_csr(host, f"{WORK}/acme.csr", f"{WORK}/acme")
     assert issued.rc == 1, output(issued)
     assert values.ACME_REFUSES_CN_ONLY in issued.stderr, output(issued)
-    assert host.run(f"test -e {WORK}/acme.crt").rc == 1
+    assert host.run(f"test -e {WORK}/acme/cert.pem").rc == 1
     assert gskit_km(host, "--token-labels").stdout.splitlines() == ["label ihscert"]
     assert served_fingerprint(host) == old

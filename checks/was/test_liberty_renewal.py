@@ -26,7 +26,7 @@ import time
 import pytest
 
 from checks.hosts import liberty
-from checks.hosts.acme import ACME, PEBBLE, start_pebble
+from checks.hosts.acme import PEBBLE, order_with_csr, start_pebble
 from checks.hosts.apache import put
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of
@@ -201,29 +201,23 @@ def test_an_acme_ca_issues_for_a_new_liberty_token_key_and_the_switch_serves_it(
     ok(host, f"mkdir -p /tmp/liberty/req && chown wasadmin /tmp/liberty/req && "
              f"{AS_WAS} {SUN} bash {snippet_path(GENERATE)} {NEW} www.example.com /tmp/liberty/req/{NEW}.pem")
 
-    def order(csr: str):
-        return host.run(f"REQUESTS_CA_BUNDLE={PEBBLE}/listener.crt certbot certonly --non-interactive --agree-tos"
-                        f" --register-unsafely-without-email --server {ACME} --csr {csr} --standalone"
-                        " --cert-path /tmp/liberty/acme.pem --chain-path /tmp/liberty/acme-chain.pem"
-                        " --fullchain-path /tmp/liberty/acme-full.pem")
-
     # negative: keytool's request without -ext carries no subjectAltName (the key's self-signed one does), and the
     # CA refuses it as it refuses GSKit's (zrunbook/ihs/values.py)
     ok(host, f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -certreq -alias {NEW} -file /tmp/liberty/req/cn.csr")
     assert "Subject Alternative Name" not in ok(host, "openssl req -in /tmp/liberty/req/cn.csr -noout -text")
-    refused = order("/tmp/liberty/req/cn.csr")
+    refused = order_with_csr(host, "/tmp/liberty/req/cn.csr", "/tmp/liberty/acme")
     assert refused.rc == 1, output(refused)
     assert ihs_values.ACME_REFUSES_CN_ONLY in refused.stderr, output(refused)
     ok(host, f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -certreq -alias {NEW} -ext san=dns:www.example.com"
              f" -file /tmp/liberty/req/{NEW}.csr")
-    issued = order(f"/tmp/liberty/req/{NEW}.csr")
+    issued = order_with_csr(host, f"/tmp/liberty/req/{NEW}.csr", "/tmp/liberty/acme")
     assert issued.rc == 0, output(issued)
-    ok(host, f"cat /tmp/liberty/acme-full.pem {PEBBLE}/root.pem > /tmp/liberty/acme-reply.pem"
+    ok(host, f"cat /tmp/liberty/acme/full.pem {PEBBLE}/root.pem > /tmp/liberty/acme-reply.pem"
              " && chmod a+r /tmp/liberty/acme-reply.pem")
     imported = host.run(f"cd /tmp && runuser -u wasadmin -- {liberty.KEYTOOL} -importcert -noprompt -alias {NEW} "
                         "-file /tmp/liberty/acme-reply.pem")
     assert imported.rc == 0, output(imported)
-    want = fingerprint(host, "/tmp/liberty/acme.pem")
+    want = fingerprint(host, "/tmp/liberty/acme/cert.pem")
     t0 = time.monotonic()
     switched = switch(host)
     print(f"\nLiberty switch to the ACME certificate: {time.monotonic() - t0:.1f} s (one restart)")
