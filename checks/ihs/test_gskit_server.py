@@ -778,7 +778,8 @@ def test_each_gskit_start_with_a_stale_pin_stash_is_one_failed_login_and_the_thi
     PIN, so each start costs one failed login (the token's flags after each start are
     values.STALE_STASH_FLAGS); the stash rewritten with the new PIN serves and its login clears the count. After the
     third stale start the user PIN is locked, and then the right PIN in the stash fails with the same GSKit error as
-    a wrong one."""
+    a wrong one, until the security officer sets the user PIN (pkcsconf -u) and the stash is rewritten: then GSKit
+    serves and the flags are clean (the troubleshooting page's way out)."""
     host = gskit_host
     slot, started, said = serve_token(host)
     assert started, said
@@ -812,6 +813,12 @@ def test_each_gskit_start_with_a_stale_pin_stash_is_one_failed_login_and_the_thi
     assert not started, said
     assert values.STALE_STASH_ERROR in said, said
     assert failed == pin_state.LOCKED, hex(failed)
+    # the page's way out of the lock: the security officer sets the user PIN (C_InitPIN), the stash is rewritten
+    reset = host.run(f"pkcsconf -c {slot} -u -S {PINS['TOKEN_SO_PIN']} -n {pin_state.NEW} >/dev/null")
+    assert reset.rc == 0, output(reset)
+    started, said, failed = start_with_stash(host, conf, pin_state.NEW)
+    assert started, said
+    assert failed == 0, hex(failed)
 
 
 
