@@ -10,29 +10,37 @@ nothing it depends on changed since:
   with the validators and checkers.toml when it imports the registry (which loads validators by name);
 * the container images and prepared states it started from, at the same tags (each tag hashes its own inputs).
 
-Some tests always run: an outcome that is a measurement or a timing claim (``exclusive_cpu``), and the tests whose
-inputs the observer cannot see (a guide build, a browser, a walkthrough of the pages: they read docs/ in other
-processes). CI and ``make check ALL=1`` reuse nothing (the Makefile sets ``ZR_REUSE=1`` otherwise); a fresh clone has
-no results, so nothing to reuse.
+The tests whose inputs the observer cannot see (a guide build, a browser, a walkthrough of the pages, a copy of
+the tree: they read files in other processes) are keyed on what those processes can read: the whole tree (every file
+git tracks or would track, ``tree_digest``), and for the guide also the badges' outcomes it shows from the last
+run's results (``badges_digest``). Nothing narrower holds: the guide transcludes the snippets, bundles every one of
+them with its sha256 and reads checks/ for the outcome boxes' negatives, so an edit anywhere runs them again, and a
+run whose badges changed runs them once more (the guide built in it showed the earlier badges).
+
+Tests whose outcome is a measurement or a timing claim (``exclusive_cpu``) always run. CI and ``make check ALL=1``
+reuse nothing (the Makefile sets ``ZR_REUSE=1`` otherwise); a fresh clone has no results, so nothing to reuse.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
+import subprocess
 from pathlib import Path
 
 from checks import observe
 from checks.hosts import engine as eng
 from checks.hosts.steps import _project_imports
-from zrunbook import registry
+from zrunbook import ledger, registry
 from zrunbook.snippets import digest
 
 REPO = observe.REPO
 PLUGINS = ("checks/conftest.py", "checks/zrunbook_plugin.py", "checks/hosts/plugin.py", "checks/observe.py",
            "checks/reuse.py")
-UNSEEN_FIXTURES = {"site", "pdf", "tree", "page", "browser", "base_url", "clean_host"}
+GUIDE_FIXTURES = {"site", "pdf", "page", "browser", "base_url"}  # a guide build: the tree and the badges it shows
+UNSEEN_FIXTURES = GUIDE_FIXTURES | {"tree", "clean_host"}  # a copy of the tree, a walkthrough of the pages
 
 
 def enabled() -> bool:
@@ -69,6 +77,44 @@ def code_digest(test_file: Path) -> str:
     return h.hexdigest()
 
 
+def tree_files(root: Path = REPO) -> list[str]:
+    """Every file of the working tree that git tracks or would track (untracked but not ignored), sorted."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                         capture_output=True, check=True).stdout
+    return sorted({p for p in out.decode().split("\0") if p and (root / p).is_file()})
+
+
+@functools.cache
+def tree_digest(root: Path = REPO) -> str:
+    """One sha256 over the tree's paths and contents (about 850 files, a tenth of a second): what a process the
+    observer cannot see may read."""
+    h = hashlib.sha256()
+    with observe.quiet():  # the key's reads are not the test's: the key itself is recorded
+        for rel in tree_files(root):
+            h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+@functools.cache
+def badges_digest(results: Path = ledger.RESULTS) -> str:
+    """A sha256 of every badge's outcome the guide shows from these results (not dates or commits, which a reused
+    verdict restamps): a guide built from other outcomes is another guide."""
+    with observe.quiet():
+        view = ledger.read(results)
+        outcomes = {rel: [(e["checker"], e["host"], e["outcome"]) for e in ledger.entries(view, rel, digest(rel))]
+                    for rel in sorted(view["snippets"])}
+    return hashlib.sha256(json.dumps(outcomes, sort_keys=True).encode()).hexdigest()
+
+
+def unseen(fixturenames) -> dict[str, str]:
+    """The keys of what a test's unseen fixtures read, recorded with its inputs (``{}`` for a test with none)."""
+    names = set(fixturenames)
+    keys = {"tree": tree_digest()} if names & UNSEEN_FIXTURES else {}
+    if names & GUIDE_FIXTURES:
+        keys["badges"] = badges_digest()
+    return keys
+
+
 def current(kind: str, rel: str) -> str | None:
     root = {"snippets": observe.SNIPPETS, "facts": observe.FACTS, "bad": observe.CHECKS, "files": REPO}[kind]
     return digest(rel, root)
@@ -101,10 +147,14 @@ def why_not(item, entry: dict | None, host_name: str | None) -> str | None:
     """None when the recorded verdict may stand; else why the test runs (for a maintainer asking)."""
     if item.get_closest_marker("exclusive_cpu") is not None:
         return "a timing claim (exclusive_cpu)"
-    if set(getattr(item, "fixturenames", ())) & UNSEEN_FIXTURES:
-        return "it reads what the observer cannot see (a guide build, a browser or the pages' walk)"
     if not entry or entry.get("outcome") != "passed":
         return "no passing run recorded here"
+    keys = unseen(getattr(item, "fixturenames", ()))
+    recorded = entry.get("unseen", {})
+    for key, why in (("tree", "the tree changed (a guide build, a browser, a walk or a copy of the tree reads it)"),
+                     ("badges", "the badges the guide shows changed")):
+        if key in keys and recorded.get(key) != keys[key]:
+            return why
     if entry.get("code") != code_digest(Path(item.path)):
         return "its code changed"
     for kind in ("snippets", "facts", "bad", "files"):

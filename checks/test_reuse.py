@@ -54,9 +54,69 @@ def test_a_failed_run_changed_code_a_changed_table_or_image_or_an_unknown_state_
 
 
 @pytest.mark.uses("ihs/apache/check-cold-start.sh")
-def test_timing_claims_and_what_the_observer_cannot_see_always_run():
+def test_timing_claims_always_run():
     assert reuse.why_not(item("exclusive_cpu"), recorded(), "debian13-amd64") == "a timing claim (exclusive_cpu)"
-    assert reuse.why_not(item(fixtures=("site",)), recorded(), None).startswith("it reads what the observer cannot")
+
+
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
+def test_what_the_observer_cannot_see_is_keyed_on_the_tree_and_for_the_guide_on_its_badges():
+    site, walk = item(fixtures=("site", "base_url")), item(fixtures=("clean_host",))
+    keys = reuse.unseen(site.fixturenames)
+    assert set(keys) == {"tree", "badges"}
+    assert set(reuse.unseen(walk.fixturenames)) == {"tree"}
+    assert reuse.unseen(item().fixturenames) == {}
+    assert reuse.why_not(site, recorded(unseen=keys), None) is None
+    assert reuse.why_not(walk, recorded(unseen={"tree": keys["tree"]}), None) is None
+    assert reuse.why_not(site, recorded(), None).startswith("the tree changed")  # recorded before keys existed
+    assert reuse.why_not(site, recorded(unseen={**keys, "tree": "0" * 64}), None).startswith("the tree changed")
+    assert reuse.why_not(site, recorded(unseen={**keys, "badges": "0" * 64}), None) == \
+        "the badges the guide shows changed"
+
+
+def test_the_tree_digest_sees_an_edit_and_a_new_file_but_not_an_ignored_one(tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/\n")
+    (tmp_path / "page.md").write_text("one\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+
+    def fresh() -> str:
+        reuse.tree_digest.cache_clear()
+        return reuse.tree_digest(tmp_path)
+
+    before = fresh()
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.html").write_text("built\n")
+    assert fresh() == before
+    (tmp_path / "page.md").write_text("two\n")
+    edited = fresh()
+    assert edited != before
+    (tmp_path / "new.md").write_text("untracked, not ignored\n")
+    assert fresh() != edited
+    reuse.tree_digest.cache_clear()
+
+
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
+def test_the_badges_digest_follows_outcomes_and_not_the_dates_a_reused_verdict_restamps(tmp_path):
+    import json
+
+    from zrunbook import ledger
+
+    rel = "ihs/apache/check-cold-start.sh"
+    test = next(c["test"] for c in ledger.read(None)["snippets"][rel]["checks"])
+    checker = next(c for c in ledger.read(None)["snippets"][rel]["checks"] if c["test"] == test)
+
+    def results(outcome: str, date: str) -> Path:
+        path = tmp_path / f"{outcome}-{date}.json"
+        run = {"checker": checker["checker"], "host": checker.get("host"), "test": test, "outcome": outcome,
+               "sha256": digest(rel), "date": date, "commit": "abc1234"}
+        path.write_text(json.dumps({"format": 1, "snippets": {rel: {"checks": [], "runs": [run]}}}))
+        return path
+
+    passed = reuse.badges_digest(results("passed", "2026-11-27"))
+    assert reuse.badges_digest(results("passed", "2026-11-28")) == passed
+    assert reuse.badges_digest(results("failed", "2026-11-28")) != passed
 
 
 def test_the_code_a_test_runs_includes_its_imports_the_plugins_and_the_validators_the_registry_loads():

@@ -234,7 +234,8 @@ class ResultsRecorder:
             self.inputs[ledger.test_id(report.nodeid)] = {
                 "outcome": outcome,
                 **{kind: {rel: self.digest(kind, rel) for rel in read[kind]} for kind in observe.KINDS},
-                **{key: read[key] for key in (*observe.KEYS, "code", "undeclared")}}
+                **{key: read[key] for key in (*observe.KEYS, "code", "undeclared")},
+                **({"unseen": read["unseen"]} if read.get("unseen") else {})}
         props = [v for k, v in report.user_properties if k == "zr_snippet"]
         index = dict(v for k, v in report.user_properties if k == "zr_host_index")
         if not props:
@@ -323,6 +324,7 @@ def pytest_runtest_teardown(item, nextitem):
                     missing -= uses.declared_by_every_user(item.session, name, node)
                 fixtures[name] = sorted(missing)
             item.user_properties.append(("zr_inputs", {**read, "code": reuse.code_digest(Path(item.path)),
+                                                       "unseen": reuse.unseen(getattr(item, "fixturenames", ())),
                                                        "undeclared": undeclared,
                                                        "undeclared_by_fixtures": {n: r for n, r in fixtures.items()
                                                                                   if r}}))
