@@ -72,8 +72,8 @@ doctor: ## name the known reasons a host's token stops answering: HOST=name INVE
 	$(call setup,verify)
 	$(TOX) -q -e doctor -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" --host "$(HOST)"
 
-BENCHES := tls verify liberty token token-settings pq soak walk build hosts snippet
-bench: ## measure on this machine: WHAT=tls|verify|liberty|token|token-settings|pq|soak|walk|build|hosts|snippet (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
+BENCHES := tls verify liberty token token-settings pq soak walk build hosts snippet loop
+bench: ## measure on this machine: WHAT=tls|verify|liberty|token|token-settings|pq|soak|walk|build|hosts|snippet|loop (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
 	@case " $(BENCHES) " in *" $(WHAT) "*) ;; *) echo "make bench: give WHAT=, one of: $(BENCHES)" >&2; exit 2 ;; esac
 	$(call setup,$(if $(filter build,$(WHAT)),pdf,check))
 	$(TOX) -q -e check --notest
@@ -102,6 +102,8 @@ bench-hosts:
 	PYTHON=$(CURDIR)/.tox/check/bin/python bash checks/hosts/bench.sh $(BENCH)
 bench-snippet:
 	$(PYTHON) -m zrunbook bench-snippet
+bench-loop:
+	$(PYTHON) zrunbook/bench_loop.py $(RUNS)
 
 check-static: ## only the static checks (no container, no guide build, no browser): ruff, shellcheck, validators, coverage
 	$(call setup,html)
