@@ -10,12 +10,13 @@ nothing it depends on changed since:
   with the validators and checkers.toml when it imports the registry (which loads validators by name);
 * the container images and prepared states it started from, at the same tags (each tag hashes its own inputs).
 
-The tests whose inputs the observer cannot see (a guide build, a browser, a walkthrough of the pages, a copy of
-the tree: they read files in other processes) are keyed on what those processes can read: the whole tree (every file
-git tracks or would track, ``tree_digest``), and for the guide also the badges' outcomes it shows from the last
-run's results (``badges_digest``). Nothing narrower holds: the guide transcludes the snippets, bundles every one of
-them with its sha256 and reads checks/ for the outcome boxes' negatives, so an edit anywhere runs them again, and a
-run whose badges changed runs them once more (the guide built in it showed the earlier badges).
+The tests whose inputs the observer cannot see (a guide build, a browser on it, a copy of the tree: they read files
+in other processes) are keyed on what those processes can read: the whole tree (every file git tracks or would
+track, ``tree_digest``), and for the guide also the badges' outcomes it shows from the last run's results
+(``badges_digest``). Nothing narrower holds: the guide transcludes the snippets, bundles every one of them with its
+sha256 and reads checks/ for the outcome boxes' negatives, so an edit anywhere runs them again, and a run whose
+badges changed runs them once more (the guide built in it showed the earlier badges). A walk of the pages on a clean
+host is not one of them: it reads the pages in this process (observed) and starts from states whose tags hash them.
 
 Tests whose outcome is a measurement or a timing claim (``exclusive_cpu``) always run. CI and ``make check ALL=1``
 reuse nothing (the Makefile sets ``ZR_REUSE=1`` otherwise); a fresh clone has no results, so nothing to reuse.
@@ -40,7 +41,7 @@ REPO = observe.REPO
 PLUGINS = ("checks/conftest.py", "checks/zrunbook_plugin.py", "checks/hosts/plugin.py", "checks/observe.py",
            "checks/reuse.py")
 GUIDE_FIXTURES = {"site", "pdf", "page", "browser", "base_url"}  # a guide build: the tree and the badges it shows
-UNSEEN_FIXTURES = GUIDE_FIXTURES | {"tree", "clean_host"}  # a copy of the tree, a walkthrough of the pages
+UNSEEN_FIXTURES = GUIDE_FIXTURES | {"tree"}  # and a copy of the tree, read by a pytest run in it
 
 
 def enabled() -> bool:
@@ -151,7 +152,7 @@ def why_not(item, entry: dict | None, host_name: str | None) -> str | None:
         return "no passing run recorded here"
     keys = unseen(getattr(item, "fixturenames", ()))
     recorded = entry.get("unseen", {})
-    for key, why in (("tree", "the tree changed (a guide build, a browser, a walk or a copy of the tree reads it)"),
+    for key, why in (("tree", "the tree changed (a guide build, a browser or a copy of the tree reads it)"),
                      ("badges", "the badges the guide shows changed")):
         if key in keys and recorded.get(key) != keys[key]:
             return why
