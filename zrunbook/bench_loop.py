@@ -14,6 +14,8 @@ against the target, and the machine's load before and after each case.
 
     python3 zrunbook/bench_loop.py [RUNS]      (default 5; `make bench WHAT=loop` runs it)
 
+Environment: STATIC_SNIPPET, HOST_SNIPPET (the snippets edited), CASES (default "nothing static host").
+
 It needs a passing whole run first (build/results.json with every test's inputs: `make check`) and says so
 otherwise. Stdlib only: it runs with any Python 3.11, outside the tox environment it measures.
 """
@@ -40,13 +42,19 @@ def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def run_once() -> tuple[float, float, str, int]:
-    """One plain `make check`: (wall s, pytest s, pytest's counts, reused). A failed run stops the benchmark."""
+LOGS = ROOT / "build" / "bench-loop"
+
+
+def run_once(label: str) -> tuple[float, float, str, int]:
+    """One plain `make check`: (wall s, pytest s, pytest's counts, reused), its output kept in build/bench-loop/
+    (pytest's slowest durations say what ran longest). A failed run stops the benchmark."""
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if k not in ("ALL", "CI", "ZR_HOSTS", "SNIPPET", "CHECKS")}
     proc = subprocess.run(["make", "--no-print-directory", "check"], cwd=ROOT, env=env, capture_output=True,
                           text=True, stdin=subprocess.DEVNULL)
     wall = time.monotonic() - t0
+    LOGS.mkdir(parents=True, exist_ok=True)
+    (LOGS / f"{label}.log").write_text(proc.stdout + proc.stderr)
     out = (proc.stdout + proc.stderr).splitlines()
     closing = [m for m in map(CLOSING.match, out) if m]
     reused = [int(m.group(1)) for m in map(REUSED.match, out) if m]
@@ -76,7 +84,7 @@ def case(name: str, runs: int, target: float, snippet: str | None) -> dict:
         for i in range(1, runs + 1):
             if path:
                 edit(path, i)
-            wall, own, counts, reused = run_once()
+            wall, own, counts, reused = run_once(f"{name.split()[0]}-{i}")
             walls.append(wall)
             pytests.append(own)
             print(f"  run {i}: wall {wall:6.1f} s, pytest {own:6.1f} s; {counts}; reused {reused}", flush=True)
@@ -88,7 +96,8 @@ def case(name: str, runs: int, target: float, snippet: str | None) -> dict:
     print(f"  wall median {med:.1f} s, min {min(walls):.1f}, max {max(walls):.1f}, spread {max(walls) - min(walls):.1f}"
           f" (target <= {target:g} s: {'ok' if med <= target else 'OVER TARGET'})", flush=True)
     if path:
-        wall, own, counts, reused = run_once()  # the file restored: settle the results for the next case
+        # the file restored: settle the results for the next case
+        wall, own, counts, reused = run_once(f"{name.split()[0]}-settle")
         print(f"  restored and settled: wall {wall:.1f} s; {counts}; reused {reused}", flush=True)
     return {"case": name, "snippet": snippet, "walls": walls, "pytest": pytests, "target": target}
 
@@ -97,13 +106,14 @@ def main(argv: list[str]) -> int:
     runs = int(argv[1]) if len(argv) > 1 else 5
     if not RESULTS.is_file() or not json.loads(RESULTS.read_text()).get("inputs"):
         sys.exit("no recorded run here: run a whole `make check` first, then this benchmark measures the loop after it")
-    wall, _, counts, reused = run_once()
+    wall, _, counts, reused = run_once("settle")
     print(f"settling run: wall {wall:.1f} s; {counts}; reused {reused}", flush=True)
-    found = [case("nothing edited", runs, 20, None),
-             case("static snippet edited", runs, 60, os.environ.get("STATIC_SNIPPET",
-                                                                    "db2/tuning/autoconfigure-tradedb.clp")),
-             case("host snippet edited", runs, 60, os.environ.get("HOST_SNIPPET",
-                                                                  "ihs/apache/check-token-site-files.sh"))]
+    cases = {"nothing": ("nothing edited", None),
+             "static": ("static snippet edited", os.environ.get("STATIC_SNIPPET",
+                                                                "db2/tuning/autoconfigure-tradedb.clp")),
+             "host": ("host snippet edited", os.environ.get("HOST_SNIPPET", "ihs/apache/check-token-site-files.sh"))}
+    wanted = os.environ.get("CASES", "nothing static host").split()
+    found = [case(cases[c][0], runs, 20 if c == "nothing" else 60, cases[c][1]) for c in wanted]
     out = ROOT / "build" / "bench-loop.json"
     out.write_text(json.dumps(found, indent=1) + "\n")
     print(f"written: {out.relative_to(ROOT)}")
