@@ -57,6 +57,9 @@ def test_the_fragment_maps_to_its_key_database_its_stash_and_tls_12_and_13_only(
     assert set(got) <= set(gskit_server.ids())  # every attribute has its sourced number
 
 
+@pytest.mark.negative(invariant="the plug-in transport mapping takes https and known properties only",
+                      expects="AssertionError naming https for an http transport, naming password for an unknown "
+                              "property")
 def test_the_mapping_refuses_an_http_transport_and_an_unknown_property():
     with pytest.raises(AssertionError, match="https"):
         plugin_transport.transport('<Transport Hostname="h" Port="9080" Protocol="http"/>')

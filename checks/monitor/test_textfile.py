@@ -236,6 +236,8 @@ def test_promtool_rejects_malformed_metric_files(bad):
     assert [p for p in found if expected in p], found
 
 
+@pytest.mark.negative(invariant="a missing checker program is a failure that says what to install",
+                      expects="the rules check fails with one problem: install Debian's prometheus package")
 def test_a_missing_promtool_is_a_failure_that_says_what_to_install(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     said = promtool.rules_problems(SNIPPETS / RULES)
