@@ -54,6 +54,9 @@ def test_the_server_script_sets_tls_13_and_12_and_a_port_of_its_own():
     assert clp.validate((SNIPPETS / ENABLE).read_text(encoding="utf-8"), "current") == []
 
 
+@pytest.mark.negative("db2/tls/enable-tls.sh",
+                      expects="each bad script is rejected with its problem: unknown cipher spec, TLSV1, port clash, "
+                              "no keystore, blank")
 @pytest.mark.snippet(ENABLE, checker="db2-clp")
 @pytest.mark.parametrize(("bad", "problem"), [
     ("tls-cipherspec-unknown.sh", "SSL_CIPHERSPECS: 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA512' is not one of"),
@@ -68,6 +71,9 @@ def test_the_validator_rejects_the_usual_tls_mistakes(bad, problem):
     assert any(problem in p for p in found), found
 
 
+@pytest.mark.negative("db2/tls/enable-tls.sh",
+                      expects="with GSKit's error recorded for a suite in the table the script is rejected: GSKit "
+                              "refuses the suite")
 @pytest.mark.snippet(ENABLE, checker="db2-clp")
 def test_the_validator_refuses_a_cipherspec_the_table_records_gskit_refusing(tmp_path):
     """Today GSKit negotiates every SSL_CIPHERSPECS name (facts/db2/clp-keywords.csv, gskit_8_0_60, rechecked by

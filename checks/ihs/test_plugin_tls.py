@@ -204,6 +204,7 @@ def test_gskit_tls_12_only_needs_its_signature_algorithms_extension_and_resumes_
     assert resumed_counts == [0] * ROUNDS  # measured with GSKit 8.0.60.5: its client offers no earlier session
 
 
+@pytest.mark.negative("ihs/plugin/plugin-cfg-transport.xml", expects="every handshake fails: 414 GSK_ERROR_BAD_CERT")
 @pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_host):
@@ -216,6 +217,8 @@ def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_
     assert [(r["rc"], r["error"]) for r in lines] == [(414, "GSK_ERROR_BAD_CERT")] * 2, run.stdout
 
 
+@pytest.mark.negative("ihs/plugin/plugin-cfg-transport.xml",
+                      expects="GSKit stops before any connection: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD")
 @pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_a_stash_of_another_password_stops_gskit_before_any_connection(plugin_host):
