@@ -191,6 +191,8 @@ def test_the_patch_level_metric_is_the_fixed_versions_check_with_the_table_s_row
     assert "FIXED_VERSIONS_ARGS: /tmp/rows cannot be read" in refused.stderr, output(refused)
 
 
+@pytest.mark.negative("monitor/zrunbook-textfile.sh",
+                      expects="run as another user or into a directory it cannot write, the exporter stops (exit 2)")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
 def test_wrong_pins_show_as_final_try_then_locked_and_the_exporter_never_logs_in(fresh_host, tmp_path):
@@ -272,6 +274,8 @@ def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
     assert promtool.rule_tests_problems(SNIPPETS / RULE_TESTS) == []
 
 
+@pytest.mark.negative("monitor/zrunbook-alerts.test.yml",
+                      expects="promtool test rules fails without the adapter or libica rule, naming the alert")
 @pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.parametrize(("alert", "severity"), [("CryptoAdapterUnavailable", "critical"),
                                                  ("CryptoAdapterUnavailable", "warning"),
