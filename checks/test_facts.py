@@ -68,6 +68,8 @@ def test_a_blank_source_and_a_short_row_are_rejected():
         "checks/facts_bad/wrong-cell-count.csv:2: 3 cells, the header has 4"]
 
 
+@pytest.mark.negative(invariant="the facts tables' schema",
+                      expects="FactsError: the missing column, and a table not declared in facts/schema.toml")
 def test_load_refuses_a_bad_table_and_a_table_the_schema_does_not_know():
     with pytest.raises(facts.FactsError, match=r"missing-required-column.csv:1: columns"):
         facts.load(BAD / "missing-required-column.csv", AS)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from zrunbook import ROOT
 
 TREES = ("zrunbook", "docs/_ext", "checks")
@@ -128,6 +130,8 @@ def write(root: Path, rel: str, text: str = "") -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.negative(invariant="the layout's import rules",
+                      expects="each bad import is named with its file, line and the rule it breaks")
 def test_layout_check_names_each_bad_import_with_its_file(tmp_path):
     write(tmp_path, "checks/conftest.py", 'pytest_plugins = ["checks.hosts.plugin"]\n')
     write(tmp_path, "checks/hosts/plugin.py")

@@ -54,6 +54,8 @@ def test_a_new_result_replaces_the_earlier_one_of_the_same_test():
     assert [r["outcome"] for r in data["snippets"]["a.sh"]["runs"]] == ["passed"]
 
 
+@pytest.mark.negative(invariant="results.json's format",
+                      expects="a results file of another format is refused (format 99)")
 def test_results_of_another_format_are_refused(tmp_path):
     path = tmp_path / "results.json"
     path.write_text('{"format": 99, "snippets": {}}')

@@ -69,7 +69,9 @@ def test_a_box_naming_a_test_not_marked_for_its_snippet_is_a_problem():
 def test_every_negative_mark_names_snippets_that_exist_and_says_what_must_happen():
     for test, patterns in _marked().items():
         assert all(expand(p, SNIPPETS) for p in patterns), (test, patterns)
-    assert all(t.expects for t in negatives.negative_tests() if t.snippets)
+    assert all(t.expects for t in negatives.negative_tests() if t.snippets or t.invariant)
+    assert [t.test for t in negatives.negative_tests() if t.snippets and t.invariant] == [], \
+        "a mark names snippets or the project's own rule (invariant=), not both"
 
 
 def test_a_negative_mark_names_only_snippets_the_test_declares_it_checks():
@@ -82,6 +84,23 @@ def test_a_negative_mark_names_only_snippets_the_test_declares_it_checks():
     wrong = [(test, p) for test, patterns in _marked().items() for p in patterns
              if not set(expand(p, SNIPPETS)) & checked[test]]
     assert wrong == [], "marked negative for a snippet the test does not declare (@pytest.mark.snippet)"
+
+
+def test_a_test_negative_by_name_is_unmarked_until_it_declares_a_snippet_or_the_project_s_own_rule(tmp_path):
+    """A test of the project's own machinery declares the rule it negates with ``invariant=``; one that says
+    nothing is still listed."""
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "test_x.py").write_text(
+        "import pytest\n\n\n"
+        "def test_the_lock_refuses_a_second_holder():\n    pass\n\n\n"
+        "@pytest.mark.negative(invariant='one holder of the lock', expects='a stale holder is refused')\n"
+        "def test_the_lock_refuses_a_stale_holder():\n    pass\n\n\n"
+        "@pytest.mark.negative('x/step.sh', expects='the step fails')\n"
+        "def test_the_step_fails_without_its_input():\n    pass\n", encoding="utf-8")
+    assert negatives.unmarked(tmp_path / "checks") == ["checks/test_x.py::test_the_lock_refuses_a_second_holder"]
+    found = {t.test.split("::")[1]: t for t in negatives.negative_tests(tmp_path / "checks")}
+    assert found["test_the_lock_refuses_a_stale_holder"].invariant == "one holder of the lock"
+    assert found["test_the_lock_refuses_a_stale_holder"].snippets == ()
 
 
 def test_how_many_tests_negative_by_name_declare_no_snippet(capsys):

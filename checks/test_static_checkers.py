@@ -22,6 +22,8 @@ def test_static_checker_accepts_the_snippet(checker, rel):
     assert registry.problems(checker, SNIPPETS / rel) == []
 
 
+@pytest.mark.negative(invariant="a static checker rejects each of its bad files as the file's header says",
+                      expects="the validator reports a problem containing the header's rejects: text")
 @pytest.mark.parametrize(("checker", "rel"), [pytest.param(name, rel, marks=pytest.mark.uses(*registry.reads(name)),
                                                            id=f"{name}:{rel}")
                                               for name, rel in registry.bad_cases()])
@@ -74,6 +76,8 @@ def test_registry_accepts_a_well_formed_entry(tmp_path):
     assert list(load(tmp_path, GOOD)) == ["shellcheck"]
 
 
+@pytest.mark.negative(invariant="zrunbook/checkers.toml's entries are well formed",
+                      expects="RegistryError naming the checker and what is wrong with its entry")
 @pytest.mark.parametrize(("change", "message"), [
     (('what = "shellcheck"', 'what = "shellcheck"\nseverity = "style"'),
      "checker 'shellcheck': unknown key(s) severity"),
@@ -98,6 +102,8 @@ def test_registry_rejects_a_wrong_entry_naming_the_checker(tmp_path, change, mes
     assert message in str(info.value)
 
 
+@pytest.mark.negative(invariant="zrunbook/checkers.toml's entries are well formed",
+                      expects="RegistryError: a host checker with files: has an unknown key")
 def test_registry_rejects_a_static_key_on_a_host_checker(tmp_path):
     with pytest.raises(registry.RegistryError, match=r"checker 'testinfra': unknown key\(s\) files"):
         load(tmp_path, VOCABULARY + '[testinfra]\nkind = "host"\nevidence = "ran"\nwhat = "x"\nfiles = ["**/*.sh"]\n')

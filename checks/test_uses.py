@@ -42,6 +42,8 @@ def _teardown_report(undeclared, outcome="passed"):
     return done.value.value
 
 
+@pytest.mark.negative(invariant="a test declares every snippet it reads",
+                      expects="the test fails at teardown naming the @pytest.mark.uses(...) to add")
 def test_a_test_that_read_an_undeclared_snippet_fails_at_teardown_naming_the_marker_to_add(monkeypatch):
     monkeypatch.setenv("ZR_UNDECLARED", "fail")
     report = _teardown_report(["crypto/token/init-token.sh"])
@@ -53,6 +55,8 @@ def test_a_test_that_read_an_undeclared_snippet_fails_at_teardown_naming_the_mar
     assert _teardown_report(["crypto/token/init-token.sh"]).outcome == "passed"
 
 
+@pytest.mark.negative(invariant="a test declares every snippet it reads",
+                      expects="an undeclared read fails the test unless ZR_UNDECLARED says report")
 def test_failing_is_the_default_and_report_only_records(monkeypatch):
     monkeypatch.delenv("ZR_UNDECLARED", raising=False)
     assert _teardown_report(["crypto/token/init-token.sh"]).outcome == "failed"
@@ -104,6 +108,8 @@ def test_a_wider_fixture_s_reads_are_judged_by_its_own_declarations_whichever_te
     assert "fresh_host" not in recorder.shared
 
 
+@pytest.mark.negative(invariant="a test declares every snippet it reads",
+                      expects="the test that set the fixture up fails, naming fixture 'ca_host' and the snippet")
 def test_a_fixture_s_undeclared_read_fails_the_test_that_set_it_up_naming_the_fixture(monkeypatch):
     monkeypatch.delenv("ZR_UNDECLARED", raising=False)
     item = SimpleNamespace(nodeid="checks/x.py::test_x", user_properties=[("zr_inputs", {

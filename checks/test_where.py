@@ -65,6 +65,8 @@ def test_a_test_path_lists_the_snippets_it_checks():
     assert "snippets/crypto/verify/check-key-in-token.sh · verify · debian13-amd64" in said
 
 
+@pytest.mark.negative(invariant="where takes a snippet or a test",
+                      expects="exit status 2: is neither a file under snippets/ nor a test under checks/")
 @pytest.mark.parametrize("path", ["no/such/file.sh", "checks/no_such_test.py", "README.md"])
 def test_a_path_that_is_neither_is_refused_with_exit_status_2(path):
     done = subprocess.run([sys.executable, "-m", "zrunbook", "where", path], capture_output=True, text=True,

@@ -48,8 +48,11 @@ The model (ComplianceAsCode's test scenarios, whose ``*.fail.sh`` files say in t
   run's ``machine.csv`` beside its ``summary.csv``): that file's declaration stands for both.
 * **A negative test declares itself** with ``@pytest.mark.negative("snippet/path", expects="...")``: the snippets
   whose check it makes fail and what must happen. Every test an outcome box names in ``:negative:`` carries it
-  with the box's snippet (checks/test_negatives.py); ``unmarked()`` lists the tests negative by name that declare
-  nothing yet (no mark, and no bad file names them as its ``test``).
+  with the box's snippet (checks/test_negatives.py). A test that negates no snippet but a rule of the project's
+  own (the harness, the mirror lock, the invariants, ``where``, the ledger) says which rule instead, as a bad
+  file's ``checker: invariant`` does: ``@pytest.mark.negative(invariant="the rule", expects="...")``.
+  ``unmarked()`` lists the tests negative by name that declare nothing yet (no mark, and no bad file names them
+  as its ``test``).
 * **The registry and the errata point at the declarations**: a static checker's ``bad`` globs match exactly the
   files whose header names that checker, and an erratum's ``bad form`` declares the erratum's checker
   (checks/test_negatives.py).
@@ -276,6 +279,7 @@ class NegativeTest:
     snippets: tuple[str, ...]  # from @pytest.mark.negative(...); () when the test carries none
     expects: str  # every mark's, joined
     per_mark: tuple[tuple[tuple[str, ...], str], ...] = ()  # (the mark's snippets, its expects), mark by mark
+    invariant: str = ""  # the project's own rule a mark with invariant= negates ("" for a snippet's negative)
 
     def expects_for(self, snippet: str) -> str:
         """What the mark naming snippet expects (a test negative for two snippets says it once for each)."""
@@ -309,15 +313,18 @@ def negative_tests(checks: Path = CHECKS) -> tuple[NegativeTest, ...]:
                                        if kw.arg == "expects" and isinstance(kw.value, ast.Constant)))
                              for m in marks)
             expects = "; ".join(said for _named, said in per_mark if said)
-            found.append(NegativeTest(f"{rel}::{node.name}", snippets, expects, per_mark))
+            invariant = "; ".join(kw.value.value for m in marks for kw in m.keywords
+                                  if kw.arg == INVARIANT and isinstance(kw.value, ast.Constant))
+            found.append(NegativeTest(f"{rel}::{node.name}", snippets, expects, per_mark, invariant))
     return tuple(found)
 
 
-def unmarked() -> list[str]:
-    """The tests negative by name that declare no snippet: no ``@pytest.mark.negative``, and no bad file's header
-    names them as its ``test``."""
-    named = {e.test.split("[")[0] for bad in declarations() for e in bad.expects if e.test}
-    return [t.test for t in negative_tests() if not t.snippets and t.test not in named]
+def unmarked(checks: Path = CHECKS) -> list[str]:
+    """The tests negative by name that declare nothing: no ``@pytest.mark.negative`` naming a snippet or an
+    invariant, and no bad file's header names them as its ``test``."""
+    bads = declarations() if checks == CHECKS else tuple(declaration(r, checks, listed={}) for r in bad_files(checks))
+    named = {e.test.split("[")[0] for bad in bads for e in bad.expects if e.test}
+    return [t.test for t in negative_tests(checks) if not t.snippets and not t.invariant and t.test not in named]
 
 
 # --- what where lists --------------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ def run(host, env: str = ""):
     return host.run(f"PATH=/tmp/bin:$PATH AP_BUS=/tmp/ap {env} bash {snippet_path(SNIPPET)}")
 
 
+@pytest.mark.negative("crypto/adapters/prefer-ap-interrupts.sh",
+                      expects="without an AP bus the step stops: No AP bus in /sys/bus/ap")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_prefer_interrupts_stops_with_a_sentence_when_there_is_no_ap_bus(host):
     result = host.run(f"bash {snippet_path(SNIPPET)}")

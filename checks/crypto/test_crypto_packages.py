@@ -38,6 +38,8 @@ def test_verify_snippet_reports_the_crypto_stack_installed(host):
     assert "crypto stack installed" in result.stdout
 
 
+@pytest.mark.negative("crypto/packages/verify-packages.sh",
+                      expects="with pkcsconf removed the check fails: missing: command pkcsconf")
 @pytest.mark.snippet(VERIFY, checker="testinfra")
 def test_verify_snippet_names_a_missing_command_and_fails(fresh_host):
     fresh_host.run_expect([0], "rm /usr/sbin/pkcsconf")

@@ -121,6 +121,9 @@ def test_config_that_leaves_the_default_provider_inactive_fails_the_check(fresh_
     assert problems(state) == ["the default provider is not active", "SHA-256 fails"]
 
 
+@pytest.mark.negative("crypto/libraries/openssl-ibmca-provider.conf",
+                      expects="the helper's generated file fails the same way: the default provider is not active, "
+                              "SHA-256 fails")
 @S390X
 @pytest.mark.snippet(CONF, checker="testinfra")
 def test_ibmca_provider_opensslconfig_output_fails_the_same_check(fresh_host):
@@ -131,6 +134,8 @@ def test_ibmca_provider_opensslconfig_output_fails_the_same_check(fresh_host):
     assert problems(provider_state(fresh_host, generated)) == ["the default provider is not active", "SHA-256 fails"]
 
 
+@pytest.mark.negative("crypto/libraries/openssl-ibmca-provider.conf",
+                      expects="with fips = yes ibmca does not start: libica is not running in FIPS mode")
 @S390X
 @pytest.mark.snippet(CONF, checker="testinfra")
 def test_ibmca_reads_fips_no_and_would_refuse_fips_yes_on_debians_libica(fresh_host):
@@ -183,6 +188,9 @@ def test_check_snippet_reports_both_providers_and_no_offload_without_an_adapter(
     assert_shown_output(CHECK_OUT, result.stdout)
 
 
+@pytest.mark.negative("crypto/libraries/check-ibmca-provider.sh",
+                      expects="the check stops: Only ibmca is active: set activate = 1 in the default provider's "
+                              "section")
 @S390X
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_check_snippet_stops_when_only_ibmca_is_active(fresh_host):
@@ -230,6 +238,8 @@ def test_engine_configuration_loads_the_ibmca_engine(fresh_host):
     assert "[ available ]" in listing.split("(ibmca)", 1)[1].split("(", 1)[0], listing
 
 
+@pytest.mark.negative("crypto/libraries/openssl-ibmca-engine-sles15.conf",
+                      expects="with nothing at the engine path the ibmca engine is not listed or is unavailable")
 @S390X
 @pytest.mark.snippet(ENGINE, checker="testinfra")
 def test_engine_check_fails_when_the_engine_is_not_where_the_configuration_says(fresh_host):

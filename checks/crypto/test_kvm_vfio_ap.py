@@ -99,6 +99,9 @@ def test_libvirt_schema_refuses_each_broken_hostdev(fresh_host, bad):
     assert "fails to validate" in r.stdout + r.stderr
 
 
+@pytest.mark.negative("crypto/kvm/define-vfio-ap-mdev.sh",
+                      expects="off a KVM host of an IBM Z the script stops with a sentence (not IBM Z, mdevctl "
+                              "missing, no AP bus)")
 @pytest.mark.uses("crypto/kvm/vfio-ap-mdev.json")
 @pytest.mark.arch_dependent("the script's precondition checks differ on s390x")
 @pytest.mark.snippet(DEFINE, checker="testinfra")

@@ -25,6 +25,8 @@ def fake_host(stdout="", stderr=""):
     return host
 
 
+@pytest.mark.negative(invariant="no PIN printed",
+                      expects="a snippet's output holding the user PIN raises PinPrinted naming TOKEN_USER_PIN")
 def test_a_snippet_that_prints_the_user_pin_fails_its_test():
     host = fake_host(stderr=f"could not set it back; use the PIN {PINS['TOKEN_USER_PIN']}")
     with pytest.raises(PinPrinted, match="TOKEN_USER_PIN"):

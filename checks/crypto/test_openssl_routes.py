@@ -52,6 +52,8 @@ def test_each_release_has_the_route_of_its_row(release, route):
     assert routes.route_for(release)["route to Crypto Express"] == route
 
 
+@pytest.mark.negative(invariant="the OpenSSL routes table",
+                      expects="a release older than the table has no route (NoRoute, one sentence)")
 def test_a_release_older_than_the_table_is_refused_with_a_sentence():
     with pytest.raises(routes.NoRoute, match=r"OpenSSL 1\.0 has no route .* older than any release"):
         routes.route_for((1, 0))

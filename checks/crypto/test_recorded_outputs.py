@@ -34,6 +34,8 @@ def test_study_icastats_has_the_rows_the_page_discusses():
     assert stats["AES ENC"][1] == stats["AES DEC"][1] == 0, "the page says AES ran only in hardware"
 
 
+@pytest.mark.negative(invariant="a recorded icastats output is icastats'",
+                      expects="text that is not icastats is refused: no icastats rows")
 def test_recorded_checker_rejects_text_that_is_not_icastats():
     with pytest.raises(ValueError, match="no icastats rows"):
         recorded.parse_icastats("SHA-512: yes\n")

@@ -77,6 +77,8 @@ def test_ep11_token_reads_the_allowlist_and_stops_only_at_the_missing_ep11_libra
     assert fresh_host.run("ls /var/log/opencryptoki/").stdout.strip() == ""  # the check removed its trace
 
 
+@pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
+                      expects="the check stops at the missing CCA library, after the CCA token read its configuration")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(CCA_CONF, CHECK, checker="ock-token-config")
 def test_cca_token_reads_its_configuration_and_stops_only_at_the_missing_cca_library(fresh_host):
@@ -131,6 +133,8 @@ def test_check_says_so_when_the_slot_names_a_configuration_file_that_is_missing(
     assert "no valid EP 11 config file found" in r.stderr
 
 
+@pytest.mark.negative("crypto/secure-key/check-secure-key-token.sh",
+                      expects="the check refuses the ICA token's slot (not a CCA or EP11 one) and an unconfigured slot")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_check_refuses_the_ica_token_and_an_unknown_slot(fresh_host):

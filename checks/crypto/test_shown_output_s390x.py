@@ -45,6 +45,8 @@ def test_lszcrypt_without_adapters_says_the_driver_is_not_available(host):
     assert_shown_output("crypto/adapters/lszcrypt-no-adapters.out", result.stdout + result.stderr)
 
 
+@pytest.mark.negative("crypto/adapters/check-ap-bus.sh",
+                      expects="without an AP bus the check stops: No AP bus in /sys/bus/ap")
 @pytest.mark.snippet("crypto/adapters/check-ap-bus.sh", checker="testinfra")
 def test_ap_bus_check_stops_with_a_sentence_when_there_is_no_ap_bus(host):
     result = run_snippet(host, "crypto/adapters/check-ap-bus.sh")

@@ -30,6 +30,8 @@ def test_starting_pkcsslotd_twice_keeps_one_daemon(fresh_host):
     assert len(fresh_host.process.filter(comm="pkcsslotd")) == 1
 
 
+@pytest.mark.negative("crypto/opencryptoki/start-pkcsslotd.sh",
+                      expects="run as a user the step stops: Run this as root")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_start_pkcsslotd_as_a_user_stops_with_a_sentence(host):
     result = host.run(f"su -s /bin/bash nobody -c 'bash /snippets/{SNIPPET}'")

@@ -76,6 +76,8 @@ def test_opening_the_token_folders_twice_changes_nothing(fresh_host):
     assert "nothing changed" in second.stdout
 
 
+@pytest.mark.negative("crypto/token/let-pkcs11-group-store-keys.sh",
+                      expects="run as a normal user the step stops (Run this as root) and the folder stays root's")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_opening_the_token_folders_as_a_normal_user_stops_with_a_sentence(fresh_host):
     fresh_host.run_expect([0], "useradd -m wasadmin")

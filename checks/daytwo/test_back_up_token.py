@@ -306,6 +306,9 @@ def test_a_3_12_store_in_a_slot_without_tokversion_reads_as_a_locked_token(fresh
     assert "CKR_PIN_LOCKED" in login.stdout + login.stderr, output(login)
 
 
+@pytest.mark.negative("daytwo/back-up-token.sh",
+                      expects="while apache2 uses the token the backup refuses: Nothing was copied, no archive is "
+                              "written")
 @pytest.mark.uses("daytwo/make-backup-key.sh")
 @pytest.mark.snippet(BACKUP, IN_USE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
@@ -476,6 +479,10 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
     assert host.run(f"ls -d {STORE}/.restore.*").rc != 0, "the unpacked folder was left behind"
 
 
+@pytest.mark.negative("daytwo/check-pin-strength.sh",
+                      expects="a PIN of digits alone, too short, of too few kinds, with a blank or not set is refused")
+@pytest.mark.negative("daytwo/make-backup-key.sh",
+                      expects="an existing key file is kept: a new key never replaces an old one")
 @pytest.mark.snippet(PIN_STRENGTH, MAKE_KEY, checker="testinfra")
 def test_a_pin_of_digits_alone_is_refused_and_a_backup_key_is_never_overwritten(fresh_host):
     host = fresh_host

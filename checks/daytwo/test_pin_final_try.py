@@ -57,6 +57,8 @@ def clear(host, pin: str, user: str = ADMIN):
     return result
 
 
+@pytest.mark.negative("ihs/apache/enable-tls-site-debian.sh",
+                      expects="at the final try the restart with the good PIN fails: Fatal error initialising mod_ssl")
 @pytest.mark.snippet(CLEAR, checker="testinfra")
 @pytest.mark.snippet(CLEAR_OUT, checker="output-regenerated")
 @pytest.mark.snippet(SITE_STEP, checker="testinfra")

@@ -122,6 +122,8 @@ def test_the_expiry_alert_fires_after_the_renewal_window_for_every_lifetime_and_
     assert "before-47d" in said[0], said
 
 
+@pytest.mark.negative("monitor/zrunbook-alerts.test.yml",
+                      expects="promtool test rules fails without the renewal or expiry alert, naming it")
 @pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.parametrize("alert", ["CertificateRenewalFailing", "CertificateExpiresSoon"])
 @pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")

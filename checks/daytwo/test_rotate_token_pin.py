@@ -225,6 +225,8 @@ def test_a_graceful_reload_keeps_the_old_pin_which_the_pin_file_check_finds_firs
     assert counted & FAILED != 0  # each new worker logged in with the PIN httpd's parent read at its start
 
 
+@pytest.mark.negative("daytwo/check-pin-file.sh",
+                      expects="after a PIN change by hand the PIN file check fails, before any login")
 @pytest.mark.snippet(PIN_FILE_CHECK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_worker_that_had_not_served_yet_fails_its_first_handshake_after_a_change_by_hand(fresh_host):

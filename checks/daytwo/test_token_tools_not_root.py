@@ -83,6 +83,10 @@ def test_the_key_step_the_pin_change_and_the_key_removal_run_no_token_tool_as_ro
     assert [line for line in log(host) if line.startswith("root p11sak list-key")], log(host)
 
 
+@pytest.mark.negative("ihs/apache/create-token-key-and-csr.sh", "daytwo/rotate-token-pin.sh",
+                      "daytwo/remove-old-token-key.sh",
+                      expects="each step refuses root, no one or a user outside pkcs11 as TOKEN_ADMIN before any token "
+                              "tool runs")
 @pytest.mark.snippet(KEY_STEP, ROTATE, REMOVE, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.parametrize("admin", ["root", "", "outsider"])

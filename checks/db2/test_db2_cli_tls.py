@@ -225,6 +225,9 @@ def test_without_tls_version_the_driver_also_offers_tls_12_with_cbc_suites(cli):
     print("TLS 1.2 suites db2cli offers that the server's SSL_CIPHERSPECS does not allow:", outside)
 
 
+@pytest.mark.negative("db2/tls/db2dsdriver.cfg", "db2/tls/test-cli-tls-connection.sh",
+                      expects="a configuration the driver refuses sends no ClientHello and the connection test says "
+                              "why")
 @pytest.mark.uses("db2/tls/enable-tls.sh")
 @pytest.mark.snippet(CFG, TEST, checker="db2cli")
 @pytest.mark.parametrize(("edit", "said"), [

@@ -29,6 +29,8 @@ def test_buffer_pool_stated_on_the_page_is_four_gib():
     assert values.buffer_pool_bytes() == values.buffer_pool_bytes(values.BUFFER_POOL_2013, "9.7") == 4 << 30
 
 
+@pytest.mark.negative("db2/logs/set-log-params.clp",
+                      expects="for Db2 9.7: UPDATE DB CFG LOGFILSIZ 4194304 is outside 4..1048572")
 @pytest.mark.snippet("db2/logs/set-log-params.clp", checker="db2-clp")
 def test_validator_rejects_a_log_file_size_beyond_9_7s_range():
     assert problems(BAD / "logfilsiz-out-of-range-9.7.clp", "9.7") == [
@@ -36,17 +38,23 @@ def test_validator_rejects_a_log_file_size_beyond_9_7s_range():
     assert problems(BAD / "logfilsiz-out-of-range-9.7.clp", "current") == []
 
 
+@pytest.mark.negative("db2/tuning/autoconfigure-tradedb.clp", expects="AUTOCONFIGURE: unknown keyword 'MEM_PCT'")
 @pytest.mark.snippet("db2/tuning/autoconfigure-tradedb.clp", checker="db2-clp")
 def test_validator_rejects_an_unknown_autoconfigure_keyword():
     assert problems(BAD / "unknown-keyword.clp", "current") == ["line 6: AUTOCONFIGURE: unknown keyword 'MEM_PCT'"]
 
 
+@pytest.mark.negative("db2/logs/set-log-params.clp",
+                      expects="LOGPRIMARY 200 + LOGSECOND 100 = 300 exceeds 256 (circular logging)")
 @pytest.mark.snippet("db2/logs/set-log-params.clp", checker="db2-clp")
 def test_validator_rejects_primary_plus_secondary_log_files_over_256():
     found = problems(BAD / "log-files-over-limit.clp", "current")
     assert found == ["database TRADEDB: LOGPRIMARY 200 + LOGSECOND 100 = 300 exceeds 256 (circular logging)"]
 
 
+@pytest.mark.negative("db2/tuning/autoconfigure-tradedb.clp",
+                      expects="the study's AUTOCONFIGURE split without continuation: 10 lines continue the statement "
+                              "above")
 @pytest.mark.snippet("db2/tuning/autoconfigure-tradedb.clp", checker="db2-clp")
 def test_validator_rejects_the_studys_autoconfigure_split_without_continuation_in_a_clp_file():
     found = problems(BAD / "autoconfigure-split-without-continuation.clp", "9.7")

@@ -65,6 +65,8 @@ def test_recorded_lsdasd_shows_four_aliases_and_a_consistent_base_volume():
     assert lsdasd.problems(rows) == []
 
 
+@pytest.mark.negative("db2/disks/lsdasd-s-hyperpav.out",
+                      expects="a block count that is not a whole number of 3390 cylinders is named")
 @pytest.mark.snippet(LSDASD, checker="recorded-on-ibm-z")
 def test_lsdasd_check_rejects_a_block_count_that_is_not_whole_cylinders():
     rows = lsdasd.parse((HERE / "bad" / "lsdasd-s-blocks-do-not-match-size.out").read_text())

@@ -35,6 +35,8 @@ def test_logind_keeps_ipc_at_logout_after_the_step(fresh_host):
     assert again.rc == 0, output(again)
 
 
+@pytest.mark.negative("db2/kernel/keep-ipc-at-logout.sh", "db2/kernel/90-db2-keep-ipc.conf",
+                      expects="the step fails when a later file or a [Logind] section leaves RemoveIPC yes")
 @pytest.mark.snippet(STEP, DROP_IN, checker="testinfra")
 def test_keep_ipc_step_fails_when_a_later_file_or_another_section_wins(fresh_host):
     """Negative cases: a vendor drop-in read after ours sets RemoveIPC=yes again; the same line under a section

@@ -80,6 +80,8 @@ def test_check_rejects_a_snippet_computed_for_less_memory(ipc_host):
     assert [p.split()[0] for p in problems] == ["SHMMNI", "MSGMNI"]
 
 
+@pytest.mark.negative(invariant="the sysctl-applied stand-in keeps loaded values inside its IPC namespace",
+                      expects="sysctl -w vm.swappiness is refused and the host's values are unchanged")
 @pytest.mark.snippet(ipc.CURRENT_CONF, LOAD, checker="sysctl-applied")
 def test_loaded_values_stay_in_their_namespace_and_global_keys_are_refused(ipc_host):
     outside = {k: Path(f"/proc/sys/{k.replace('.', '/')}").read_text() for k in KEYS}
@@ -90,6 +92,7 @@ def test_loaded_values_stay_in_their_namespace_and_global_keys_are_refused(ipc_h
     assert effective(ipc_host) == {m.parameter: m.kernel_default for m in ipc.minimums()}
 
 
+@pytest.mark.negative("db2/kernel/load-ipc-sysctl.sh", expects="run without root the step stops: run this as root")
 @pytest.mark.snippet(LOAD, checker="testinfra")
 def test_load_snippet_refuses_to_run_without_root(ipc_host):
     result = ipc_host.run(load(snippet_path(ipc.CURRENT_CONF)))
@@ -97,6 +100,8 @@ def test_load_snippet_refuses_to_run_without_root(ipc_host):
     assert "run this as root" in result.stderr, result.stderr
 
 
+@pytest.mark.negative(invariant="the facts table's kernel maximums are the kernel's",
+                      expects="sysctl -w of each maximum + 1 is refused")
 @pytest.mark.snippet(ipc.CURRENT_CONF, checker="sysctl-applied")
 def test_kernel_refuses_identifier_counts_above_the_maximum_in_the_facts_table(ipc_host):
     for m in ipc.minimums():

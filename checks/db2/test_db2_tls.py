@@ -54,6 +54,9 @@ def test_the_server_script_sets_tls_13_and_12_and_a_port_of_its_own():
     assert clp.validate((SNIPPETS / ENABLE).read_text(encoding="utf-8"), "current") == []
 
 
+@pytest.mark.negative("db2/tls/enable-tls.sh",
+                      expects="each bad script is rejected with its problem: unknown cipher spec, TLSV1, port clash, "
+                              "no keystore, blank")
 @pytest.mark.snippet(ENABLE, checker="db2-clp")
 @pytest.mark.parametrize(("bad", "problem"), [
     ("tls-cipherspec-unknown.sh", "SSL_CIPHERSPECS: 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA512' is not one of"),
@@ -68,6 +71,9 @@ def test_the_validator_rejects_the_usual_tls_mistakes(bad, problem):
     assert any(problem in p for p in found), found
 
 
+@pytest.mark.negative("db2/tls/enable-tls.sh",
+                      expects="with GSKit's error recorded for a suite in the table the script is rejected: GSKit "
+                              "refuses the suite")
 @pytest.mark.snippet(ENABLE, checker="db2-clp")
 def test_the_validator_refuses_a_cipherspec_the_table_records_gskit_refusing(tmp_path):
     """Today GSKit negotiates every SSL_CIPHERSPECS name (facts/db2/clp-keywords.csv, gskit_8_0_60, rechecked by
@@ -179,6 +185,8 @@ def test_without_ssl_cipher_suites_the_driver_offers_suites_the_page_does_not_pr
     assert "_CBC_" in outside[0]  # CBC suites (and DHE ones): the server of the page refuses them
 
 
+@pytest.mark.negative(invariant="the JDBC driver offers only protocols the server accepts, the highest included",
+                      expects="the driver's offer of TLSv1.1 and its missing TLSv1.3 are each named as a problem")
 def test_the_promise_check_rejects_an_older_protocol_and_a_missing_highest_one():
     server = {"SSL_VERSIONS": "TLSV13,TLSV12", "SSL_CIPHERSPECS": "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"}
     names = {0xC030: "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"}

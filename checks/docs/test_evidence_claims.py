@@ -32,6 +32,8 @@ def test_a_claim_the_badges_carry_renders_the_badges_words(sphinx_root):
     assert [c.get_text() for c in claim] == [registry.evidence("gskit-server")] == ["GSKit 8.0.60.5, project harness"]
 
 
+@pytest.mark.negative(invariant="an {evidence} claim is what the file's badges say",
+                      expects="the build fails at page and line: claims 'ran' where the badges say harness, stand-in")
 def test_a_page_saying_ran_about_a_file_whose_badges_do_not_fails_the_build_naming_page_and_line(sphinx_root):
     """The negative case: httpd.conf's badges say stand-in and project harness; IHS itself never ran it."""
     _guide(sphinx_root, f"{{evidence}}`ran <{CONF_FILE}>`")
@@ -41,6 +43,9 @@ def test_a_page_saying_ran_about_a_file_whose_badges_do_not_fails_the_build_nami
             "harness (gskit-server); stand-in (httpd-t)") in build.log, build.log
 
 
+@pytest.mark.negative(invariant="an {evidence} claim is what the file's badges say",
+                      expects="the build fails: not an evidence kind of zrunbook/checkers.toml; names a file which no "
+                              "declared test checks")
 def test_an_unknown_kind_or_an_unchecked_file_fails_the_build(sphinx_root):
     _guide(sphinx_root, f"{{evidence}}`real <{CONF_FILE}>` and {{evidence}}`ran <ihs/httpd/other.conf>`")
     build = sphinx_root.build("html")
@@ -90,6 +95,8 @@ def test_every_claim_in_the_guide_is_a_kind_the_files_badges_carry():
             "docs/how-to/webseal/02-webseald-configuration.md"} <= pages, pages
 
 
+@pytest.mark.negative(invariant="an {evidence} claim is what the file's badges say",
+                      expects="the claim is refused: claims 'ran' (or stand-in), but its badges carry only other kinds")
 @pytest.mark.parametrize(("kind", "rel", "said"), [
     ("ran", "ihs/httpd/httpd-ssl-current.conf", "claims 'ran' for ihs/httpd/httpd-ssl-current.conf, but its badges "
                                                 "carry only: form (gskit-httpd-consistency, pkcs11-library-paths, "

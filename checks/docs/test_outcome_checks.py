@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from zrunbook import ROOT, SNIPPETS, ledger
 from zrunbook.guide import outcomes
 
@@ -37,6 +39,9 @@ def test_a_chapter_without_an_outcome_check_is_found(tmp_path):
     assert outcomes.missing_chapters(tmp_path) == ["beta"]
 
 
+@pytest.mark.negative(invariant="an outcome box's negative tests check its snippet",
+                      expects="a negative test that does not check the snippet, no :negative: test, or no snippet is a "
+                              "problem")
 def test_a_negative_case_that_does_not_check_the_snippet_is_rejected():
     real = outcomes.Outcome("how-to/was/x", "crypto/verify/check-key-in-token.sh",
                             ("checks/db2/test_db2_tls.py::test_a_truststore_with_another_ca_refuses_the_server",), "")

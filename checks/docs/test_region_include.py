@@ -63,6 +63,8 @@ def test_a_whole_file_keeps_its_plain_caption_and_download(root):
     assert html.select_one("a.zr-download").get_text() == "download"
 
 
+@pytest.mark.negative(invariant="a region include's markers are each on one line of its snippet, in order",
+                      expects="the build fails: the :start-after: marker is not in the snippet")
 def test_a_marker_that_is_not_in_the_file_fails_the_build(root):
     page = root.show("missing", REL, ":start-after: The end")
     result = root.build()
@@ -70,6 +72,8 @@ def test_a_marker_that_is_not_in_the_file_fails_the_build(root):
     assert f"{page}:3: :start-after: marker 'The end' is not in snippets/{REL}" in result.log
 
 
+@pytest.mark.negative(invariant="a region include's markers are each on one line of its snippet, in order",
+                      expects="the build fails: the :end-before: marker is on 2 lines; a marker must name one line")
 def test_a_marker_on_two_lines_fails_the_build(root):
     page = root.show("twice", REL, ":end-before: The")
     result = root.build()
@@ -78,6 +82,8 @@ def test_a_marker_on_two_lines_fails_the_build(root):
             "a marker must name one line") in result.log
 
 
+@pytest.mark.negative(invariant="a region include's markers are each on one line of its snippet, in order",
+                      expects="the build fails: no lines between the markers")
 def test_markers_in_the_wrong_order_fail_the_build(root):
     page = root.show("order", REL, ":start-after: The work", ":end-before: The options")
     result = root.build()

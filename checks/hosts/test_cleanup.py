@@ -102,6 +102,8 @@ def test_a_removed_fresh_container_is_gone_from_the_engine(zr_host_pool, zr_host
     assert engine.run("ps", "-aq", "--filter", f"name={h.zr_container}").stdout.strip() == ""
 
 
+@pytest.mark.negative(invariant="a failed image build leaves no image behind",
+                      expects="the build fails (building ... failed) and no image is left")
 def test_a_failed_image_build_leaves_no_image_behind(zr_host_pool, tmp_path, monkeypatch):
     """A Containerfile that fails after one successful step: neither the tag nor the step's image stays."""
     engine = zr_host_pool.engine()

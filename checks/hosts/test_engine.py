@@ -241,6 +241,8 @@ def test_a_host_mark_without_a_reason_is_a_usage_error(tmp_path, mark):
     assert f"{mark} needs a reason" in proc.stdout + proc.stderr
 
 
+@pytest.mark.negative(invariant="an amd64-only mark says why",
+                      expects="a bare only_hosts('debian13-amd64',) fails collection: needs why=")
 def test_an_amd64_only_mark_must_say_what_stops_the_test_on_s390x(tmp_path):
     """amd64 runs every host test already: a mark that leaves out the s390x host changes only ZR_EVERY_HOST=1, so
     it must say why (only_hosts(..., why=...)). A bare one is a usage error; with a reason it collects, on amd64

@@ -123,6 +123,8 @@ def test_the_probe_passes_when_every_locked_file_is_served(served_mirror, tmp_pa
     assert lk.probe(["debian13-amd64"]).startswith("lock probe: every locked package is served")
 
 
+@pytest.mark.negative(invariant="every file of the package lock is still served",
+                      expects="the probe stops with one sentence: no longer serves the file, HTTP 404, run `make lock`")
 def test_the_probe_stops_with_one_sentence_naming_a_locked_file_that_is_a_404(served_mirror, tmp_path, monkeypatch):
     fake = served_mirror([("zr-probe", "2.0", True), ("zr-probe", "1.0", True)])
     _lock_of(fake, tmp_path, monkeypatch, ["2.0", "1.0"])
@@ -154,6 +156,8 @@ def test_the_probe_command_exits_before_any_test_with_that_sentence(tmp_path):
     assert "no longer serves zr-gone 1.0 (amd64)" in proc.stderr
 
 
+@pytest.mark.negative(invariant="a deb is used only if its sha256 is the lock's",
+                      expects="the deb is refused (was not used) and not kept in the cache")
 def test_a_deb_whose_sha256_differs_from_the_lock_is_refused_and_not_kept(served_mirror, tmp_path, monkeypatch):
     fake = served_mirror([("zr-probe", "2.0", True)])
     lock = _lock_of(fake, tmp_path, monkeypatch, ["2.0"])

@@ -60,6 +60,8 @@ def test_an_index_that_differs_from_the_signed_release_is_a_mismatch_naming_both
     assert f"lists {signed:,} bytes" in check.mismatches[0].describe()
 
 
+@pytest.mark.negative(invariant="the Debian mirror's releases verify against the pinned keyring",
+                      expects="a release signed by another key does not verify")
 def test_a_release_signed_by_another_key_is_refused_whatever_the_fallback_says(fake, tmp_path):
     forged = (fake.root / "debian/dists/trixie/InRelease.forged").read_bytes()
     with pytest.raises(mir.MirrorError, match="does not verify"):
@@ -78,6 +80,8 @@ def test_the_rewritten_release_changes_only_the_mismatched_index(fake):
     assert after["main/binary-s390x/Packages.xz"] == mir.Signed(len(served), hashlib.sha256(served).hexdigest())
 
 
+@pytest.mark.negative(invariant="the fake mirror fails apt as the real one did",
+                      expects="apt fails on the mismatched index (Hash Sum mismatch) and no deb is downloaded")
 def test_apt_itself_rejects_the_mismatched_index_without_the_fallback(fake, tmp_path):
     """The fault is real: the fake mirror fails apt exactly as the real one did."""
     update, download, deb = apt_download(tmp_path, fake, "s390x")
@@ -95,6 +99,8 @@ def test_apt_installs_from_the_served_index_through_the_fallback_proxy(fake, tmp
     assert [m.path for m in proxy.served_fallback] == ["main/binary-s390x/Packages.xz"]
 
 
+@pytest.mark.negative(invariant="the index fallback does not stop apt checking each deb",
+                      expects="the download fails (Hash Sum mismatch) and no deb is kept")
 def test_apt_still_rejects_a_deb_that_does_not_match_the_served_index(fake, tmp_path):
     deb_path = fake.root / "debian/pool/main/z/zr-probe/zr-probe_1.0_s390x.deb"
     original = deb_path.read_bytes()
@@ -110,6 +116,8 @@ def test_apt_still_rejects_a_deb_that_does_not_match_the_served_index(fake, tmp_
     assert deb is None
 
 
+@pytest.mark.negative(invariant="the index fallback is served only when allowed",
+                      expects="the proxy refuses the mismatched index, serves no fallback and no deb is downloaded")
 def test_the_proxy_refuses_the_mismatched_index_when_the_fallback_is_not_allowed(fake, tmp_path):
     with mir.IndexProxy("s390x", allow=False, keyring=fake.keyring) as proxy:
         update, download, deb = apt_download(tmp_path, fake, "s390x", trusted=True, proxy=proxy.url)
@@ -150,6 +158,8 @@ def test_the_engine_warns_once_and_falls_back_for_the_mismatched_architecture(fa
     assert "not covered by Debian's signature" in err
 
 
+@pytest.mark.negative(invariant="the index fallback is served only when allowed",
+                      expects="with ZR_INDEX_FALLBACK=refuse the host cannot be built, said in one sentence")
 def test_the_engine_refuses_the_mismatched_index_with_one_sentence_when_told_to(fake, monkeypatch):
     monkeypatch.setenv("ZR_DEBIAN_MIRROR", fake.url)
     monkeypatch.setenv(mir.FALLBACK_ENV, "refuse")
@@ -162,6 +172,8 @@ def test_the_engine_refuses_the_mismatched_index_with_one_sentence_when_told_to(
     assert "ZR_INDEX_FALLBACK=refuse" in message
 
 
+@pytest.mark.negative(invariant="a host that cannot be built is tried once per run",
+                      expects="one build attempt and six errors, the first naming the cause")
 def test_a_failed_host_build_is_tried_once_per_run_and_every_test_reports_it(fake, tmp_path):
     """Two xdist workers, six s390x tests, a mirror that serves none of the lock's files: one attempt, six
     errors (the build fetches the lock's base packages first; the fake mirror answers 404)."""

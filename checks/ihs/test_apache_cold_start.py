@@ -128,6 +128,8 @@ def test_on_a_starved_host_with_the_event_mpm_new_workers_fail_while_their_token
     assert "Failed to fetch login_session" in fresh_host.run("cat /var/log/apache2/error.log").stdout
 
 
+@pytest.mark.negative("ihs/apache/check-cold-start.sh",
+                      expects="no server name, CLIENTS=65 or an unreadable CA_FILE stops the check with a sentence")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_the_check_refuses_bad_input_with_a_sentence(host):
     assert "Give the site's server name" in run_snippet(host, CHECK).stderr
@@ -137,6 +139,8 @@ def test_the_check_refuses_bad_input_with_a_sentence(host):
     assert (missing.rc, missing.stderr.strip()) == (1, "Cannot read CA_FILE=/nonexistent.")
 
 
+@pytest.mark.negative("ihs/apache/use-prefork-mpm-debian.sh",
+                      expects="run as another user the step stops (Run this as root.) and changes nothing")
 @pytest.mark.snippet(PREFORK, checker="testinfra")
 def test_the_mpm_step_refuses_to_run_as_another_user_and_changes_nothing(host):
     before = ok(host, "ls /etc/apache2/mods-enabled")

@@ -181,6 +181,8 @@ def test_the_cache_step_comments_out_debians_lines_once_and_keeps_the_original(f
     assert fresh_host.file("/etc/apache2/conf-enabled/tls-session-cache.conf").is_symlink
 
 
+@pytest.mark.negative("ihs/apache/enable-session-cache-debian.sh",
+                      expects="without the saved fragment the step stops: save the session cache fragment there first")
 @pytest.mark.snippet(ENABLE_CACHE, checker="testinfra")
 def test_the_cache_step_stops_when_the_fragment_was_not_saved(fresh_host):
     missing = fresh_host.run(f"bash {snippet_path(ENABLE_CACHE)}")

@@ -102,6 +102,8 @@ def test_openssl_site_speaks_http2_and_sends_hsts(fresh_host):
     assert http2_and_hsts(fresh_host, ca) == ("2", "max-age=63072000")
 
 
+@pytest.mark.negative("ihs/apache/apache-tls-2013-equivalent.conf",
+                      expects="the 2013 site answers over HTTP/1.1 without an HSTS header")
 @pytest.mark.snippet("ihs/apache/apache-tls-2013-equivalent.conf", checker="apache-tls")
 def test_the_http2_and_hsts_check_fails_on_the_2013_equivalent_site(fresh_host):
     # Negative case: the 2013 choices, with neither Protocols h2 nor the HSTS header.
@@ -249,6 +251,8 @@ def test_libcrypto_opens_z90crypt_unless_nocex_is_set(host):
     assert masked.stdout == ""
 
 
+@pytest.mark.negative("ihs/apache/compare-openssl-hardware-paths.sh",
+                      expects="off IBM Z the check stops: This check is for Linux on IBM Z (s390x)")
 @pytest.mark.only_hosts("debian13-amd64", why="it checks the refusal off IBM Z")
 @pytest.mark.snippet("ihs/apache/compare-openssl-hardware-paths.sh", checker="testinfra")
 def test_openssl_a_b_refuses_to_run_off_ibm_z(host):
@@ -597,6 +601,8 @@ def test_tls_policy_scan_finds_both_token_certificates_compliant_with_mozilla_in
     assert served_key_types(scan) == {("ECPublicKey", 256), ("RSAPublicKey", 2048)}, errors
 
 
+@pytest.mark.negative("ihs/apache/apache-tls-pkcs11-ecdsa.conf",
+                      expects="the policy scan fails on a P-521 certificate: FAILED - Not compliant, secp521r1")
 @pytest.mark.parametrize("published_host", ["debian13-amd64"], indirect=True)
 @pytest.mark.snippet(ECDSA_SITE, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)

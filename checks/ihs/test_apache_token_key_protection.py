@@ -53,6 +53,9 @@ def test_httpd_user_cannot_wrap_out_or_read_the_token_key(fresh_host):
     assert fresh_host.run("su -s /bin/sh www-data -c 'cat /etc/ssl/private/apache-token.pin'").rc != 0
 
 
+@pytest.mark.negative("ihs/apache/create-token-key-and-csr.sh",
+                      expects="the key step refuses an exportable key (lacks CKA_EXTRACTABLE: CK_FALSE) and writes no "
+                              "CSR")
 @pytest.mark.arch_dependent("the ICA token on s390x")
 @pytest.mark.snippet(KEY_STEP, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)

@@ -63,6 +63,8 @@ def test_aes_done_outside_libica_fails_the_check_with_its_sentence(fresh_host):
     assert "the bulk cipher did not go through libica" in result.stderr
 
 
+@pytest.mark.negative("crypto/verify/check-bulk-cipher-in-libica.sh",
+                      expects="a bad COUNT or a missing CA_FILE stops the check with a sentence")
 @pytest.mark.snippet(CHECK, checker="testinfra")
 def test_the_check_refuses_a_bad_count_and_a_missing_ca_file(host):
     bad = host.run(f"CA_FILE=/etc/hostname bash {snippet_path(CHECK)} localhost:9443 many")

@@ -261,6 +261,8 @@ def test_gskit_alone_starts_with_tls_12_and_13_off_so_the_mapping_names_every_pr
     assert field(old, "Protocol version") == "TLSv1.1"
 
 
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="GSKit does not start: gsk_environment_init: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD")
 @pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
                   "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
@@ -274,6 +276,8 @@ def test_gskit_refuses_to_start_with_a_stash_of_another_password(gskit_host):
     assert "gsk_environment_init: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD" in said, said
 
 
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="every handshake fails: 407 GSK_ERROR_BAD_KEYFILE_LABEL")
 @pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
                   "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
@@ -291,6 +295,9 @@ def test_a_label_the_key_database_lacks_fails_every_handshake(gskit_host):
     assert "handshake: 407 GSK_ERROR_BAD_KEYFILE_LABEL" in log(host)
 
 
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="with an ECDHE CBC suite for TLS 1.1 GSKit does not start (13 GSK_INVALID_PARAMETER); "
+                              "the lint warns naming the harness")
 @pytest.mark.uses("ihs/apache/test-ca.sh", "ihs/httpd/pkcs11-driver-rhel-sles.conf",
                   "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
@@ -411,6 +418,8 @@ def test_both_outcome_checks_fail_when_gskit_serves_the_key_from_the_key_databas
     assert "signed outside the token" in signs.stderr
 
 
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="GSKit does not start: 432 GSK_ERROR_PKCS11_TOKEN_BADPASSWORD")
 @pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
                   "ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 @pytest.mark.snippet(CONF, checker="gskit-server")
@@ -770,6 +779,9 @@ def start_with_stash(host, conf: str, pin: str):
     return started, said, pin_state.flags(host) & pin_state.FAILED
 
 
+@pytest.mark.negative("ihs/httpd/httpd-ssl-current.conf",
+                      expects="each start with a stale PIN stash fails with one failed login, and the third locks the "
+                              "user PIN")
 @pytest.mark.uses("ihs/apache/create-token-key-and-csr.sh", "ihs/apache/test-ca.sh",
                   "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.snippet(CONF, DRIVER, checker="gskit-server")

@@ -44,6 +44,8 @@ def test_current_configuration_with_the_ubuntu_debian_driver_passes_httpd_t(host
     assert "Syntax OK" in result.stderr, output(result)
 
 
+@pytest.mark.negative("ihs/httpd/pkcs11-driver-ubuntu-debian.conf",
+                      expects="httpd -t fails: SSLPKCSDriver names a library file that does not exist")
 @pytest.mark.uses("ihs/httpd/httpd-ssl-current.conf", "ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.arch_dependent("the Ubuntu/Debian driver names a multiarch library path")
 @pytest.mark.snippet("ihs/httpd/pkcs11-driver-ubuntu-debian.conf", checker="httpd-t")

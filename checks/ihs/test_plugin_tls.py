@@ -57,6 +57,9 @@ def test_the_fragment_maps_to_its_key_database_its_stash_and_tls_12_and_13_only(
     assert set(got) <= set(gskit_server.ids())  # every attribute has its sourced number
 
 
+@pytest.mark.negative(invariant="the plug-in transport mapping takes https and known properties only",
+                      expects="AssertionError naming https for an http transport, naming password for an unknown "
+                              "property")
 def test_the_mapping_refuses_an_http_transport_and_an_unknown_property():
     with pytest.raises(AssertionError, match="https"):
         plugin_transport.transport('<Transport Hostname="h" Port="9080" Protocol="http"/>')
@@ -201,6 +204,7 @@ def test_gskit_tls_12_only_needs_its_signature_algorithms_extension_and_resumes_
     assert resumed_counts == [0] * ROUNDS  # measured with GSKit 8.0.60.5: its client offers no earlier session
 
 
+@pytest.mark.negative("ihs/plugin/plugin-cfg-transport.xml", expects="every handshake fails: 414 GSK_ERROR_BAD_CERT")
 @pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_host):
@@ -213,6 +217,8 @@ def test_a_key_database_without_websphere_s_signer_fails_every_handshake(plugin_
     assert [(r["rc"], r["error"]) for r in lines] == [(414, "GSK_ERROR_BAD_CERT")] * 2, run.stdout
 
 
+@pytest.mark.negative("ihs/plugin/plugin-cfg-transport.xml",
+                      expects="GSKit stops before any connection: 408 GSK_ERROR_BAD_KEYFILE_PASSWORD")
 @pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.snippet(FRAGMENT, checker="gskit-client")
 def test_a_stash_of_another_password_stops_gskit_before_any_connection(plugin_host):

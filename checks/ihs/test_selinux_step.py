@@ -62,6 +62,8 @@ def test_selinux_step_turns_httpd_use_opencryptoki_on_for_good_and_finds_the_z90
     step(fresh_host, 0)  # safe to run twice
 
 
+@pytest.mark.negative("ihs/apache/allow-httpd-token-selinux.sh",
+                      expects="with a policy that denies httpd the adapter the step fails: RSA will run in software")
 @pytest.mark.snippet(STEP, checker="testinfra")
 def test_selinux_step_fails_where_the_policy_denies_httpd_the_adapter(fresh_host):
     """Negative case: a policy older than 40.13.2-1 (no rule for crypt_device_t): the boolean is set, and the step

@@ -29,6 +29,8 @@ def test_a_project_whose_pages_show_every_snippet_builds(sphinx_root):
     assert "snippet invariants violated" not in result.log
 
 
+@pytest.mark.negative(invariant="every snippet is shown on a page",
+                      expects="the build fails: orphan snippet: no page shows it")
 def test_orphan_snippet_fails_the_build(sphinx_root):
     sphinx_root.write("snippets/crypto/packages/forgotten.sh", "#!/usr/bin/env bash\n# unused\nset -euo pipefail\n")
     result = sphinx_root.build()
@@ -36,6 +38,8 @@ def test_orphan_snippet_fails_the_build(sphinx_root):
     assert "snippets/crypto/packages/forgotten.sh: orphan snippet: no page shows it" in result.log
 
 
+@pytest.mark.negative(invariant="a page names only snippets that exist",
+                      expects="the build fails: page names a missing snippet")
 def test_page_naming_a_missing_snippet_fails_the_build(sphinx_root):
     body = f"# Missing\n\nText.\n\n{FENCE}{{snippet}} crypto/nowhere/gone.sh\n{FENCE}\n"
     page = sphinx_root.add_page("missing", body)
@@ -44,6 +48,8 @@ def test_page_naming_a_missing_snippet_fails_the_build(sphinx_root):
     assert f"{page}:5: page names a missing snippet: snippets/crypto/nowhere/gone.sh" in result.log
 
 
+@pytest.mark.negative(invariant="a page shows commands only from snippets/",
+                      expects="the build fails on a fenced block: inline code block")
 def test_fenced_code_block_in_a_page_fails_the_build(sphinx_root):
     page = sphinx_root.add_page("inline", f"# Inline\n\nRun this:\n\n{FENCE}bash\nmodprobe z90crypt\n{FENCE}\n")
     result = sphinx_root.build()
@@ -51,6 +57,8 @@ def test_fenced_code_block_in_a_page_fails_the_build(sphinx_root):
     assert f"{page}:5: inline code block ('modprobe z90crypt'" in result.log
 
 
+@pytest.mark.negative(invariant="a page shows commands only from snippets/",
+                      expects="the build fails on an indented block: inline code block")
 def test_indented_code_block_in_a_page_fails_the_build(sphinx_root):
     page = sphinx_root.add_page("indented", "# Indented\n\nRun this:\n\n    lszcrypt -V\n")
     result = sphinx_root.build()
@@ -59,6 +67,8 @@ def test_indented_code_block_in_a_page_fails_the_build(sphinx_root):
 
 
 # reads every snippet by design (the observer saw each)
+@pytest.mark.negative(invariant="every snippet has a checker",
+                      expects="make check exits 1 and lists the file among the snippets no checker covers")
 @pytest.mark.uses("**/*")
 def test_snippet_without_a_checker_fails_make_check(tree):
     tree.write("snippets/crypto/packages/notes.txt", "nothing checks this file\n")
@@ -85,6 +95,8 @@ def test_committed_declarations_match_the_collected_checks(tree):
 
 
 # reads every snippet by design (the observer saw each)
+@pytest.mark.negative(invariant="zrunbook/declarations.tsv is current",
+                      expects="declarations-are-current fails: run `make declarations` and commit the file")
 @pytest.mark.uses("**/*")
 def test_a_check_added_without_make_declarations_fails_make_check_until_it_is_run(tree):
     tree.write("checks/crypto/test_added_check.py", 'import pytest\n\n\n'
@@ -103,6 +115,8 @@ def test_a_check_added_without_make_declarations_fails_make_check_until_it_is_ru
 
 
 # reads every snippet by design (the observer saw each)
+@pytest.mark.negative(invariant="zrunbook/declarations.tsv is written from the whole suite",
+                      expects="a narrowed collection is refused: --zr-declarations needs the whole suite")
 @pytest.mark.uses("**/*")
 def test_declarations_from_a_narrowed_collection_are_refused(tree):
     result = tree.pytest("--collect-only", "--zr-declarations=zrunbook/declarations.tsv", "checks/crypto")
@@ -118,6 +132,8 @@ def test_malformed_snippet_reference_names_page_and_line(sphinx_root):
     assert f"{page}:3: malformed snippet reference" in result.log
 
 
+@pytest.mark.negative(invariant="a snippet reference names a file inside snippets/",
+                      expects="the build fails: malformed snippet reference ''")
 def test_empty_snippet_reference_is_rejected(sphinx_root):
     page = sphinx_root.show("empty", "")
     result = sphinx_root.build()
@@ -125,6 +141,8 @@ def test_empty_snippet_reference_is_rejected(sphinx_root):
     assert f"{page}:3: malformed snippet reference ''" in result.log
 
 
+@pytest.mark.negative(invariant="a snippet reference names a file inside snippets/",
+                      expects="the build fails: snippet path must be relative to snippets/ and stay inside it")
 def test_snippet_path_outside_snippets_is_rejected(sphinx_root):
     page = sphinx_root.show("outside", "../conf.py")
     result = sphinx_root.build()
@@ -133,6 +151,7 @@ def test_snippet_path_outside_snippets_is_rejected(sphinx_root):
     assert expected in result.log
 
 
+@pytest.mark.negative(invariant="every snippet is of a known file kind", expects="the build fails: unknown file kind")
 def test_unknown_file_kind_is_rejected(sphinx_root):
     sphinx_root.write("snippets/crypto/packages/mystery.xyz", "?\n")
     page = sphinx_root.show("kind", "crypto/packages/mystery.xyz")
@@ -141,6 +160,7 @@ def test_unknown_file_kind_is_rejected(sphinx_root):
     assert f"{page}:3: unknown file kind for snippets/crypto/packages/mystery.xyz" in result.log
 
 
+@pytest.mark.negative(invariant="snippets are UTF-8", expects="the build fails: the snippet is not UTF-8")
 def test_snippet_that_is_not_utf8_is_rejected(sphinx_root):
     sphinx_root.write("snippets/crypto/packages/latin1.txt", "Gr\xfc\xdfe\n".encode("latin-1"))
     page = sphinx_root.show("latin1", "crypto/packages/latin1.txt")
@@ -149,6 +169,7 @@ def test_snippet_that_is_not_utf8_is_rejected(sphinx_root):
     assert f"{page}:3: snippets/crypto/packages/latin1.txt is not UTF-8" in result.log
 
 
+@pytest.mark.negative(invariant="no directive is shown as text", expects="the build fails: directive shown as text")
 def test_tab_fence_with_too_few_colons_fails_the_build(sphinx_root):
     page = sphinx_root.add_page("tabs", "# Tabs\n\n::::{tabs}\n::{group-tab} Current\nText.\n::\n::::\n")
     result = sphinx_root.build()
@@ -156,6 +177,8 @@ def test_tab_fence_with_too_few_colons_fails_the_build(sphinx_root):
     assert f"{page}:4: directive shown as text ('::{{group-tab}} Current" in result.log
 
 
+@pytest.mark.negative(invariant="snippets hold no control characters",
+                      expects="the build fails: the line holds control character '\\x08'")
 def test_snippet_with_a_control_character_is_rejected(sphinx_root):
     sphinx_root.write("snippets/crypto/packages/backspace.out", "Flags: 0x44D (RNG|\b)\n")
     page = sphinx_root.show("ctrl", "crypto/packages/backspace.out")

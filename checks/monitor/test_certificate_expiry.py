@@ -19,6 +19,9 @@ CHECK = f"bash {snippet_path(SNIPPET)} 127.0.0.1:443 www.example.com"
 pytestmark = [pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SHA256), pytest.mark.from_state(TOKEN_KEY)]
 
 
+@pytest.mark.negative("monitor/check-certificate-expiry.sh",
+                      expects="a threshold beyond the certificate's end fails the check (renew it), and so does a CA "
+                              "that did not sign it")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_the_served_certificate_is_valid_for_30_days_and_fails_a_threshold_beyond_its_end(fresh_host):
     start_pkcsslotd(fresh_host)
@@ -48,6 +51,8 @@ def test_the_served_certificate_is_valid_for_30_days_and_fails_a_threshold_beyon
     assert "is not for 127.0.0.1" in bare.stderr, output(bare)
 
 
+@pytest.mark.negative("monitor/check-certificate-expiry.sh",
+                      expects="the check fails naming the CA certificate that expires in 4 day(s): less than 30")
 @pytest.mark.snippet(SNIPPET, checker="testinfra")
 def test_a_ca_that_ends_in_5_days_fails_the_check_while_the_server_certificate_is_fine(fresh_host):
     start_pkcsslotd(fresh_host)

@@ -191,6 +191,8 @@ def test_the_patch_level_metric_is_the_fixed_versions_check_with_the_table_s_row
     assert "FIXED_VERSIONS_ARGS: /tmp/rows cannot be read" in refused.stderr, output(refused)
 
 
+@pytest.mark.negative("monitor/zrunbook-textfile.sh",
+                      expects="run as another user or into a directory it cannot write, the exporter stops (exit 2)")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
 def test_wrong_pins_show_as_final_try_then_locked_and_the_exporter_never_logs_in(fresh_host, tmp_path):
@@ -236,6 +238,8 @@ def test_promtool_rejects_malformed_metric_files(bad):
     assert [p for p in found if expected in p], found
 
 
+@pytest.mark.negative(invariant="a missing checker program is a failure that says what to install",
+                      expects="the rules check fails with one problem: install Debian's prometheus package")
 def test_a_missing_promtool_is_a_failure_that_says_what_to_install(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     said = promtool.rules_problems(SNIPPETS / RULES)
@@ -270,6 +274,8 @@ def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
     assert promtool.rule_tests_problems(SNIPPETS / RULE_TESTS) == []
 
 
+@pytest.mark.negative("monitor/zrunbook-alerts.test.yml",
+                      expects="promtool test rules fails without the adapter or libica rule, naming the alert")
 @pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.parametrize(("alert", "severity"), [("CryptoAdapterUnavailable", "critical"),
                                                  ("CryptoAdapterUnavailable", "warning"),

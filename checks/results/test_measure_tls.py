@@ -73,6 +73,8 @@ def test_the_junction_proxy_reuses_its_tls_connections_to_the_back_end(host):
         f"{run['tls_closed']} TLS back-end connections closed for {ssl_requests} requests")
 
 
+@pytest.mark.negative("results/measure-tls.sh",
+                      expects="a site without TLS, no site named or a busy port stops the harness with a sentence")
 @pytest.mark.snippet(HARNESS, checker="testinfra")
 def test_harness_refuses_a_site_without_tls_and_a_busy_port(host):
     r = run_snippet(host, HARNESS, "/etc/apache2/sites-available/000-default.conf", "--short")

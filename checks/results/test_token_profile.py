@@ -126,6 +126,9 @@ def _log(per_handshake: list[list[str]], pid: int = 7) -> str:
 STEADY = ["C_GetSessionInfo", "C_OpenSession", "C_SignInit", "C_SignUpdate", "C_SignFinal", "C_CloseSession"]
 
 
+@pytest.mark.negative(invariant="the token profile's steady state: the same calls every handshake, one signature",
+                      expects="a handshake with other calls fails (different calls), one that signs twice fails (2 "
+                              "signature)")
 def test_a_second_signature_in_one_handshake_fails_the_profile():
     """The negative case: a handshake that signs twice fails the steady-state check, and one handshake that makes
     more calls than the others fails the 'same calls every time' check."""

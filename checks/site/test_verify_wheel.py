@@ -164,6 +164,8 @@ def test_the_installed_tool_verifies_the_host_over_ssh_and_every_apache_step_pas
     assert re.fullmatch(rf"{VENV}/lib/python3\.\d+/site-packages/zrunbook/_shipped/snippets", where), where
 
 
+@pytest.mark.negative("verify/install-verify-tool.sh",
+                      expects="a tampered wheel fails the SHA-256 check and nothing is installed")
 @pytest.mark.snippet(TOOL, checker="wheel-install")
 def test_a_tampered_wheel_fails_the_sha256_check_and_nothing_is_installed(reader):
     run = reader["runs"]["tampered"]
@@ -181,6 +183,8 @@ def test_without_a_wheelhouse_and_without_python3_venv_the_step_says_what_to_ins
     assert not reader["host"].file("/root/online").exists
 
 
+@pytest.mark.negative("verify/install-verify-tool-wheelhouse.sh",
+                      expects="a platform tag pip cannot use is refused before anything is fetched")
 @pytest.mark.snippet(WHEELHOUSE_STEP, checker="wheel-install")
 def test_the_wheelhouse_step_refuses_a_platform_pip_cannot_use(reader, tmp_path):
     """On this machine, with the wheel of the site; the platform is refused before pip fetches anything."""

@@ -163,6 +163,8 @@ def test_the_misconfigured_target_fails_exactly_the_key_steps(fleet_run):
     assert fleet_run["run"].returncode == 1
 
 
+@pytest.mark.negative("verify/site-profile.toml",
+                      expects="without sudo rights the steps needing another user fail, saying sudo (or not installed)")
 @pytest.mark.snippet("verify/site-profile.toml", checker="verify")
 def test_without_sudo_only_the_steps_needing_another_user_fail_and_say_so(fleet_run):
     """The login user has no sudo rights. (On the s390x host the login is root, see fleet_run: there the
@@ -228,6 +230,8 @@ def test_the_verify_account_runs_the_checks_and_nothing_else(fleet_run):
 
 
 # reads every snippet by design (the observer saw each)
+@pytest.mark.negative("verify/install-verify-account.sh",
+                      expects="visudo refused the rules, nothing was installed in /etc/sudoers.d")
 @pytest.mark.uses("**/*")
 @pytest.mark.snippet("verify/install-verify-account.sh", checker="verify")
 def test_the_install_step_refuses_rules_visudo_refuses_and_installs_nothing(fleet_run):
@@ -245,6 +249,8 @@ def test_the_install_step_refuses_rules_visudo_refuses_and_installs_nothing(flee
     host.run_expect([0], "cmp /tmp/before /etc/sudoers.d/zrunbook-verify")
 
 
+@pytest.mark.negative("verify/site-profile.toml",
+                      expects="each step of an unreachable host or a wrong key fails with ssh's words")
 @pytest.mark.snippet("verify/site-profile.toml", checker="verify")
 def test_an_unreachable_host_and_a_wrong_key_fail_each_step_with_ssh_s_words(fleet_run):
     found = verdicts(fleet_run["out"])

@@ -32,6 +32,8 @@ def verify(*args: str):
                           env=env, cwd=ROOT, timeout=120, check=False)
 
 
+@pytest.mark.negative(invariant="zrunbook verify refuses an inventory that does not parse",
+                      expects="exit status 2 (bad input): the inventory does not parse, named")
 @pytest.mark.uses("verify/site-profile.toml")
 def test_an_inventory_that_does_not_parse_stops_verify_with_its_name(tmp_path):
     bad = tmp_path / "hosts.yml"

@@ -28,6 +28,8 @@ def test_each_step_links_to_its_snippet_on_its_page():
             f"{page}: no ({step.label})= followed by the snippet {step.snippet}"
 
 
+@pytest.mark.negative(invariant="a verify step's label is followed by its snippet",
+                      expects="a label followed by another snippet is not shown_after_label")
 def test_the_link_check_rejects_a_label_without_the_snippet():
     text = "(verify-x)=\n## Check\n\n```{snippet} other.sh\n```\n"
     assert not shown_after_label(text, "verify-x", "crypto/verify/check-key-in-token.sh")

@@ -92,6 +92,8 @@ def test_liberty_passes_mozillas_intermediate_profile(serving, tmp_path):
     assert scan["server_scan_results"][0]["scan_status"] == "COMPLETED"
 
 
+@pytest.mark.negative("was/liberty/server.xml",
+                      expects="a client offering only ChaCha20-Poly1305 is refused, in TLS 1.3 and 1.2")
 @pytest.mark.snippet("was/liberty/server.xml", checker="open-liberty")
 def test_liberty_refuses_chacha20_and_keeps_the_bulk_cipher_on_aes_gcm(serving):
     """IBM Z runs ChaCha20 in software (no CPACF function): a client that offers only ChaCha20-Poly1305 is refused,
@@ -144,6 +146,8 @@ def failed_start(host, *, pin=None, edit=None):
     return result.stderr
 
 
+@pytest.mark.negative("was/liberty/start-server.sh",
+                      expects="a wrong PIN stops the server (CWPKI0814E ... load failed) and costs one login")
 @pytest.mark.snippet(START, *FILES, checker="open-liberty")
 def test_a_wrong_pin_stops_the_server_with_the_message_the_page_quotes(liberty_host):
     err = failed_start(liberty_host, pin="99999999")
@@ -170,6 +174,8 @@ def test_at_final_try_the_server_logs_in_with_the_good_pin_and_clears_the_count(
     assert "USER_PIN_COUNT_LOW" not in flags, flags
 
 
+@pytest.mark.negative("was/liberty/server.xml",
+                      expects="a provider name no token configuration gives stops the server: no such provider")
 @pytest.mark.uses("was/liberty/jvm.options", "was/liberty/liberty-pkcs11.security")
 @pytest.mark.snippet(START, "was/liberty/server.xml", checker="open-liberty")
 def test_a_provider_name_no_token_configuration_gives_stops_the_server(liberty_host):
@@ -178,6 +184,8 @@ def test_a_provider_name_no_token_configuration_gives_stops_the_server(liberty_h
     assert "no such provider: SunPKCS11-NOSUCHTOKEN" in err
 
 
+@pytest.mark.negative("was/liberty/liberty-pkcs11.security",
+                      expects="a wrong configuration path stops the server: no such provider: SunPKCS11-IBMICATOK")
 @pytest.mark.uses("was/liberty/jvm.options", "was/liberty/server.xml")
 @pytest.mark.snippet(START, "was/liberty/liberty-pkcs11.security", checker="open-liberty")
 def test_a_wrong_configuration_path_stops_the_server(liberty_host):

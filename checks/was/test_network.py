@@ -43,6 +43,8 @@ def test_chzdev_writes_a_valid_persistent_rule_with_128_buffers(fresh_host):
     assert_shown_output(GENERATED, text)
 
 
+@pytest.mark.negative("was/network/set-qeth-buffer-count.sh",
+                      expects="a buffer count outside 8..128 is refused (exit 2) and no rule is written")
 @pytest.mark.only_hosts("debian13-s390x")
 @pytest.mark.snippet(SET, checker="testinfra")
 def test_buffer_count_outside_8_to_128_is_refused(fresh_host):

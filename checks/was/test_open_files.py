@@ -117,6 +117,9 @@ def test_2013_profile_line_raises_the_limit_when_the_hard_limit_allows(fresh_hos
     assert login_limits(fresh_host)[0] == 8192
 
 
+@pytest.mark.negative("was/limits/append-ulimit-to-profile-2013.sh",
+                      expects="under a lower hard limit the 2013 profile line fails: Operation not permitted, 1024 "
+                              "stays")
 @pytest.mark.snippet(PROFILE_2013, checker="testinfra")
 def test_2013_profile_line_fails_under_a_lower_hard_limit(fresh_host):
     with_baseline(fresh_host, hard=4096)

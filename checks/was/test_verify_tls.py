@@ -183,6 +183,8 @@ def test_the_studys_pkcs12_key_file_fails_both_checks(fresh_host):
     assert "signed outside the token" in signs.stderr
 
 
+@pytest.mark.negative("was/pkcs11/java-security-providers-current.security",
+                      expects="with the token's provider first every handshake fails and the token serves AES-GCM")
 @pytest.mark.uses("was/wsadmin/set-ssl-config-current.py")
 @pytest.mark.only_hosts("debian13-amd64", why="the outcome is the soft token's: it takes over AES-GCM and the hashes")
 @pytest.mark.snippet("was/pkcs11/java-security-providers-current.security", checker="testinfra")

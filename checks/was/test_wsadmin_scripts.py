@@ -197,6 +197,8 @@ def test_current_ssl_config_allows_tls12_and_13_with_gcm_suites_only(runs):
                       "enabledCiphers": " ".join(CURRENT_SUITES)}
 
 
+@pytest.mark.negative("was/wsadmin/set-ssl-config-current.py",
+                      expects="an unknown node is refused (No node node09) before any AdminTask call or save")
 @pytest.mark.snippet(SSL_NOW, checker="jython-fake")
 def test_current_ssl_config_refuses_an_unknown_node(runs):
     run = runs["ssl-now-unknown-node"]
@@ -344,6 +346,8 @@ REFUSALS = {  # case -> the sentence the script must say before it changes anyth
 }
 
 
+@pytest.mark.negative("was/wsadmin/add-signer-to-plugin-keystore.py",
+                      expects="each refusal stops the script before any change: Nothing was changed.")
 @pytest.mark.parametrize("case", sorted(REFUSALS))
 @pytest.mark.snippet(SIGNER, checker="jython-fake")
 def test_plugin_signer_script_refuses_before_changing_anything(runs, case):

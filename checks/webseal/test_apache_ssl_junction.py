@@ -41,6 +41,9 @@ def test_pages_come_through_both_junctions_the_ssl_one_over_tls_to_the_back_end(
     assert "Protocol version: TLSv1.3" in hs.stdout, hs.stdout
 
 
+@pytest.mark.negative("webseal/apache/apache-ssl-junction.conf",
+                      expects="a back end signed by an untrusted CA gets 500 or 502 (certificate verify failed); the "
+                              "TCP junction serves")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(*SNIPPETS, checker="apache-tls")
 def test_ssl_junction_refuses_a_back_end_signed_by_an_untrusted_ca(fresh_host):
