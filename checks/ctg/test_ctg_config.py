@@ -44,7 +44,7 @@ def test_ctg_ini_validator_rejects_a_section_without_endsection():
 
 def test_ctg_ini_validator_rejects_an_unknown_cipher_in_ciphersuites():
     assert ctg_ini.validate(bad("ctg-unknown-cipher.ini")) == [
-        "line 6: unknown cipher suite 'TLS_RSA_WITH_AES_128_GCM_SHA257' in ciphersuites"]
+        "line 7: unknown cipher suite 'TLS_RSA_WITH_AES_128_GCM_SHA257' in ciphersuites"]
 
 
 def test_ctg_ini_validator_rejects_the_study_listing_without_the_ssl_handler():

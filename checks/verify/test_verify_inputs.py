@@ -64,7 +64,7 @@ def test_groups_are_read_through_children(tmp_path):
 def test_a_profile_value_of_the_wrong_type_names_its_key_and_line(tmp_path):
     done = verify("--inventory", str(tmp_path / "none.yml"), "--profile", str(BAD / "wrong-type.toml"))
     assert done.returncode == 2
-    assert "wrong-type.toml:18: servers.apache.connections: must be integer, not str 'three'" in done.stderr
+    assert "wrong-type.toml:19: servers.apache.connections: must be integer, not str 'three'" in done.stderr
 
 
 @pytest.mark.snippet("verify/site-profile.toml", checker="site-profile")
@@ -78,7 +78,7 @@ def test_the_example_profile_is_valid_and_renders_the_bundle_env_file():
 
 def test_a_pin_written_into_the_profile_is_refused():
     problems = prof.file_problems(BAD / "pin-in-profile.toml")
-    assert problems == [f"{BAD / 'pin-in-profile.toml'}:10: tokens.web.user_pin: not a key of the site profile "
+    assert problems == [f"{BAD / 'pin-in-profile.toml'}:11: tokens.web.user_pin: not a key of the site profile "
                         "(the keys are in zrunbook/verify/profile.schema.json)"]
 
 
