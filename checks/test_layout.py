@@ -11,13 +11,29 @@ repository modules. Reported, naming file and import:
   chapter's package: what two chapters read lives in zrunbook/formats/ or a core module;
 * any module importing a test module (``test_*.py``) or a conftest: shared code belongs in zrunbook/, in the
   harness or in a fixture;
-* a folder of checks/ (a chapter's checks) importing another folder's module, except the harness (checks/hosts/)
-  and the pytest plugins checks/conftest.py names in ``pytest_plugins``.
+* a folder of checks/ (a chapter's checks) importing another folder's module, except the harness (checks/hosts/),
+  the stand-ins (checks/standins/) and the pytest plugins checks/conftest.py names in ``pytest_plugins``.
+
+And the library holds the library (``standin_problems``): readers install zrunbook/ as a wheel, so a stand-in, a
+program the checks run in place of a product they cannot run here, lives in checks/standins/. Reported:
+
+* a program source of another language under zrunbook/ (C, C++, Java, Go, Rust: ``PROGRAM_SOURCES``), which only a
+  check builds or runs on a host;
+* a module of zrunbook/ that nothing but the checks reaches. Reached, from what the library is for: the guide's
+  extensions and conf.py (their imports, and the modules they name in a string), every chapter's ``values`` module
+  (the pages' ``{value}`` role), the ``:rows:`` functions the pages name, checkers.toml's validators, the package's
+  command (zrunbook/__main__.py) and the modules the Makefile, tox.ini and pyproject.toml run or name; then, from
+  each module reached, what it imports, its packages, and the modules it names in a string (a dotted name, or a file
+  name of its own folder: the verify application hands pytest ``fleet.py`` so). The test-only modules that stand in
+  for nothing are named, each with why, in ``TEST_HELPERS``; a name there that the library reaches, or that is gone,
+  is reported too, so the list only shrinks.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -40,6 +56,16 @@ def chapters(root: Path) -> set[str]:
     return {p.parent.name for p in (root / "zrunbook").glob("*/__init__.py")} - set(SHARED)
 TEST_FRAMEWORKS = {"pytest", "_pytest", "testinfra", "xdist"}
 HARNESS = "checks.hosts"
+STANDINS = "checks.standins"
+PROGRAM_SOURCES = {".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".java": "Java", ".go": "Go", ".rs": "Rust"}
+# Modules of zrunbook/ that only the checks reach but that stand in for no product (they read, or fetch the real one).
+TEST_HELPERS = {
+    "zrunbook.shown_output": "the checks' comparison of a snippet's shown output with the output it gave",
+    "zrunbook.crypto.token_flags": "the token-flags rules (facts/crypto/token-flags.csv) the openCryptoki checks apply",
+    "zrunbook.db2.client_hello": "the parser of openssl s_server -msg output that proves what IBM's JDBC driver offers",
+    "zrunbook.db2.jcc": "IBM's real JDBC driver, pinned and fetched from Maven Central (a product, not a stand-in)",
+    "zrunbook.results.token_profile": "the reading of the token profile's measured data, for its checks",
+}
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -115,9 +141,95 @@ def layout_problems(root: Path) -> list[str]:
                 elif is_test_module(module):
                     problems.append(f"{where}: a test module or conftest; share through zrunbook/ or a fixture")
                 elif (len(here) > 2 and len(parts) > 2 and parts[1] != here[1] and module not in allowed
-                      and not module.startswith(HARNESS + ".")):
+                      and not module.startswith((HARNESS + ".", STANDINS + "."))):
                     problems.append(f"{where}: another chapter's checks module")
     return problems
+
+
+DOTTED = re.compile(r"zrunbook(?:\.\w+)+")
+RUN_OR_NAMED = re.compile(r"-m (zrunbook(?:\.\w+)+)|(?<![\w/])(zrunbook/[\w/]+\.py)\b")
+
+
+def library_modules(root: Path) -> dict[str, Path]:
+    return {module_name(root, p): p for p in sorted((root / "zrunbook").rglob("*.py")) if "__pycache__" not in p.parts}
+
+
+def strings(path: Path) -> list[str]:
+    """The string constants of path's code; docstrings, which only mention, are left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [n.value for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+
+
+def named(root: Path, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The library modules path imports or names in a string (dotted, or a file name of its own folder)."""
+    found = {m for _, m in imported(root, path)}
+    for text in strings(path):
+        found |= set(DOTTED.findall(text))
+        if text.endswith(".py") and "/" not in text and (path.parent / text).is_file():
+            found.add(module_name(root, path.parent / text))
+    return found & set(modules)
+
+
+def library_roots(root: Path, modules: dict[str, Path]) -> set[str]:
+    """What the library is for, as modules: the guide's, the pages', the checkers', the commands'."""
+    found = {"zrunbook.__main__"} | {m for m in modules if m.split(".")[-1] == "values"}
+    for path in [root / "conf.py", *sorted((root / "docs" / "_ext").rglob("*.py"))]:
+        if path.is_file():
+            found |= named(root, path, modules)
+    for page in sorted((root / "docs").rglob("*.md")):
+        found |= {f"zrunbook.{m}" for m in re.findall(r"^:rows: ([\w.]+):", page.read_text(encoding="utf-8"), re.M)}
+    checkers = root / "zrunbook" / "checkers.toml"
+    if checkers.is_file():
+        table = tomllib.loads(checkers.read_text(encoding="utf-8"))
+        found |= {c["validator"].split(":")[0] for c in table.values() if isinstance(c, dict) and "validator" in c}
+    for name in ("Makefile", "tox.ini", "pyproject.toml"):
+        if (root / name).is_file():
+            text = re.sub(r"#.*", "", (root / name).read_text(encoding="utf-8"))  # a comment only mentions
+            for dotted, rel in RUN_OR_NAMED.findall(text):
+                found.add(dotted or module_name(root, root / rel))
+    return found & set(modules)
+
+
+def reached(root: Path, modules: dict[str, Path]) -> set[str]:
+    seen: set[str] = set()
+    todo = sorted(library_roots(root, modules))
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        parts = module.split(".")
+        todo += [p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in modules]
+        todo += sorted(named(root, modules[module], modules))
+    return seen
+
+
+def standin_problems(root: Path, helpers: dict[str, str] = TEST_HELPERS) -> list[str]:
+    modules = library_modules(root)
+    library = reached(root, modules)
+    problems = []
+    for path in sorted((root / "zrunbook").rglob("*")):
+        if path.is_file() and path.suffix in PROGRAM_SOURCES:
+            problems.append(f"{path.relative_to(root).as_posix()}: a {PROGRAM_SOURCES[path.suffix]} source in the "
+                            "library: a program only the checks build or run; it belongs in checks/standins/")
+    for module, path in modules.items():
+        if module not in library and module not in helpers:
+            problems.append(f"{path.relative_to(root).as_posix()}: nothing but the checks reaches it (not the guide, "
+                            "the pages, the checkers or the commands); a stand-in belongs in checks/standins/")
+    for module in helpers:
+        if module not in modules:
+            problems.append(f"{module}: named in TEST_HELPERS, but the library has no such module")
+        elif module in library:
+            problems.append(f"{module}: named in TEST_HELPERS, but the library reaches it: drop it from the list")
+    return problems
+
+
+def test_the_library_holds_no_stand_in():
+    assert standin_problems(ROOT) == []
 
 
 def test_no_library_imports_checks_and_no_test_imports_another_test():
@@ -169,3 +281,52 @@ def test_layout_check_names_each_bad_import_with_its_file(tmp_path):
         "or a fixture",
         "checks/was/test_c.py:1: imports checks.ihs.helper: another chapter's checks module",
     ]
+
+
+def test_standin_check_names_each_stand_in_the_library_holds(tmp_path):
+    # what the library is for reaches these: the guide, a page's :rows:, a value, a validator, the commands
+    write(tmp_path, "conf.py", "import zrunbook\n")
+    write(tmp_path, "docs/_ext/ext.py", 'import importlib\nfrom zrunbook import guide\n'
+                                        'importlib.import_module("zrunbook.results.charts")\n')
+    write(tmp_path, "docs/page.md", "```{facts-table} facts/x.csv\n:rows: crypto.routes:with_route\n```\n")
+    write(tmp_path, "zrunbook/checkers.toml", '[lint]\nkind = "static"\nvalidator = "zrunbook.static.lint:problems"\n')
+    write(tmp_path, "Makefile", "bench:  # not zrunbook/ihs/gskit_server.py: a comment only mentions\n"
+                                "\tpython -m zrunbook.bench\n")
+    write(tmp_path, "pyproject.toml", '[hook]\npath = "zrunbook/hook.py"\n')
+    write(tmp_path, "zrunbook/__main__.py", "from zrunbook.verify import cli\n")
+    write(tmp_path, "zrunbook/verify/cli.py", 'ARGS = ["-p", "zrunbook.verify.plugin", "fleet.py"]\n')
+    write(tmp_path, "zrunbook/ihs/values.py", "from zrunbook.ihs import tls_groups\n")
+    write(tmp_path, "zrunbook/guide.py", '"""Not zrunbook.was.wsadmin_fake: a docstring only mentions."""\n')
+    for rel in ("zrunbook/__init__.py", "zrunbook/results/charts.py", "zrunbook/crypto/routes.py",
+                "zrunbook/static/lint.py", "zrunbook/bench.py", "zrunbook/hook.py", "zrunbook/verify/plugin.py",
+                "zrunbook/verify/fleet.py", "zrunbook/ihs/__init__.py", "zrunbook/ihs/tls_groups.py",
+                "zrunbook/shown_output.py"):
+        write(tmp_path, rel)
+    # the stand-ins: a server the checks build, its driver only a test imports, a fake a test copies to a host
+    write(tmp_path, "zrunbook/ihs/gskit_server/gskserve.c", "int main(void) { return 0; }\n")
+    write(tmp_path, "zrunbook/was/TokenHttpsServer.java", "public class TokenHttpsServer {}\n")
+    write(tmp_path, "zrunbook/ihs/gskit_server.py")
+    write(tmp_path, "zrunbook/was/wsadmin_fake.py")
+    write(tmp_path, "checks/ihs/test_a.py", "from zrunbook.ihs import gskit_server\n")
+    helpers = {"zrunbook.shown_output": "test-only, no stand-in", "zrunbook.gone": "removed since",
+               "zrunbook.guide": "the guide imports it now"}
+    assert standin_problems(tmp_path, helpers) == [
+        "zrunbook/ihs/gskit_server/gskserve.c: a C source in the library: a program only the checks build or run; it "
+        "belongs in checks/standins/",
+        "zrunbook/was/TokenHttpsServer.java: a Java source in the library: a program only the checks build or run; it "
+        "belongs in checks/standins/",
+        "zrunbook/ihs/gskit_server.py: nothing but the checks reaches it (not the guide, the pages, the checkers or "
+        "the commands); a stand-in belongs in checks/standins/",
+        "zrunbook/was/wsadmin_fake.py: nothing but the checks reaches it (not the guide, the pages, the checkers or "
+        "the commands); a stand-in belongs in checks/standins/",
+        "zrunbook.gone: named in TEST_HELPERS, but the library has no such module",
+        "zrunbook.guide: named in TEST_HELPERS, but the library reaches it: drop it from the list",
+    ]
+    # moved to checks/standins/, they are the checks' own, and a chapter's checks may import them
+    for rel in ("ihs/gskit_server/gskserve.c", "was/TokenHttpsServer.java", "ihs/gskit_server.py",
+                "was/wsadmin_fake.py"):
+        (tmp_path / "checks/standins" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "zrunbook" / rel).rename(tmp_path / "checks/standins" / rel)
+    write(tmp_path, "checks/ihs/test_a.py", "from checks.standins.ihs import gskit_server\n")
+    assert standin_problems(tmp_path, {"zrunbook.shown_output": "test-only, no stand-in"}) == []
+    assert layout_problems(tmp_path) == []

@@ -1,7 +1,7 @@
 """Db2's CLI and ODBC clients over TLS, for real: IBM's CLI driver (Db2 12.1.4 with GSKit 8.0.60, from PyPI's ibm_db
 wheel: zrunbook/clidriver.py) runs on the amd64 host. The page's test script runs `db2cli validate -connect` with
 the page's db2dsdriver.cfg (and, second, its connection string) against `openssl s_server -msg`
-(zrunbook/db2/endpoint.py), which records the ClientHello, completes the handshake and speaks no DRDA.
+(checks/standins/db2/endpoint.py), which records the ClientHello, completes the handshake and speaks no DRDA.
 
 What that proves: db2cli reads the file and knows every keyword in it; the handshake completes with the CA the file
 names; the ClientHello offers TLS 1.3 alone, which the server page's SSL_VERSIONS accepts; a server certificate from
@@ -18,8 +18,9 @@ import pytest
 
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import output
+from checks.standins.db2 import endpoint
 from zrunbook import SNIPPETS, clidriver, registry
-from zrunbook.db2 import client_hello, endpoint, values
+from zrunbook.db2 import client_hello, values
 from zrunbook.formats import clp
 from zrunbook.shown_output import assert_shown_output, normalise_common
 

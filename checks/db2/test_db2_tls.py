@@ -18,8 +18,9 @@ import pytest
 
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import output
+from checks.standins.db2 import endpoint
 from zrunbook import FACTS, SNIPPETS, clidriver
-from zrunbook.db2 import client_hello, endpoint, jcc, values
+from zrunbook.db2 import client_hello, jcc, values
 from zrunbook.formats import clp
 from zrunbook.shown_output import assert_shown_output, normalise_common
 

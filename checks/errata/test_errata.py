@@ -121,7 +121,8 @@ def test_static_checker_rejects_the_studys_form(row):
     assert rejected_statically(row), f"{row['checker']} accepted {row['bad form']}"
 
 
-# what a host checker reads besides the bad form: httpd -t loads the page's PKCS #11 driver file (zrunbook.ihs.ihs_lint)
+# what a host checker reads besides the bad form: httpd -t loads the page's PKCS #11 driver file
+# (checks.standins.ihs.ihs_lint)
 HOST_READS = {"httpd-t": ["ihs/httpd/pkcs11-driver-*.conf"]}
 
 
@@ -131,7 +132,7 @@ def test_host_checker_rejects_the_studys_form(host, row):
     if row["checker"] == "udevadm-verify":
         assert host.run(f"udevadm verify {_copy(host, row)}").rc != 0
     elif row["checker"] == "httpd-t":
-        from zrunbook.ihs.ihs_lint import httpd_t, ihs_root
+        from checks.standins.ihs.ihs_lint import httpd_t, ihs_root
 
         assert httpd_t(host, ihs_root(host, (ROOT / row["bad form"]).read_text(encoding="utf-8"))).rc != 0
     elif row["checker"] == "sunpkcs11":

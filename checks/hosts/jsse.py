@@ -1,12 +1,12 @@
 """OpenJDK stand-ins for WebSphere on a container host: Java sources of the WAS checks run against the token.
 
-``PKCS11_CHECK``: zrunbook/was/Pkcs11Check.java, which loads token configuration files into SunPKCS11 (the
+``PKCS11_CHECK``: checks/standins/was/Pkcs11Check.java, which loads token configuration files into SunPKCS11 (the
 strictest parser of IBMPKCS11Impl's format at hand); ``SUNPKCS11_REJECTS``: what it says about each study
 mistake under checks/was/bad/ (the WAS and errata checks both assert it).
 ``VERIFY_KEY``: a prepared state (steps.State) with the token ready for wasadmin (checks/hosts/token.py),
 the WAS page's token configuration at /etc/websphere/pkcs11-ica-token.cfg and the server's key and certificate
 generated IN the token by the page's generate-token-key.sh; ``start_server(host)`` starts
-zrunbook/was/TokenHttpsServer.java on 9443 with the protocols and suites set-ssl-config-current.py gives
+checks/standins/was/TokenHttpsServer.java on 9443 with the protocols and suites set-ssl-config-current.py gives
 WebSphere and returns the certificate's path (the CA file of a check).
 The Java sources stay beside the WAS checks, where the guide names them; they are test scaffolding read
 as data, and the states hash them (State.files).
@@ -24,8 +24,8 @@ from checks.hosts.util import compile_java, copy_to, output
 from zrunbook import SNIPPETS
 from zrunbook.ihs.distro_paths import library, on_host
 
-PKCS11_CHECK = "zrunbook/was/Pkcs11Check.java"
-SERVER = "zrunbook/was/TokenHttpsServer.java"
+PKCS11_CHECK = "checks/standins/was/Pkcs11Check.java"
+SERVER = "checks/standins/was/TokenHttpsServer.java"
 SSL_NOW = "was/wsadmin/set-ssl-config-current.py"
 GENERATE = "was/pkcs11/generate-token-key.sh"
 TOKEN_CFG = {"debian13-s390x": "was/pkcs11/ica-token-ubuntu-debian.cfg",

@@ -1,5 +1,5 @@
 """IBM's GSKit serves the IHS chapter's TLS configuration: the page's httpd.conf fragment, mapped to GSKit attributes
-by zrunbook/ihs/gskit_server.py and served by gskserve (a small server on GSKit 8.0.60.5's SSL API from PyPI's
+by checks/standins/ihs/gskit_server.py and served by gskserve (a small server on GSKit 8.0.60.5's SSL API from PyPI's
 ibm_db wheel) on the amd64 host, with the server key in a key database and, as the page has it, in the openCryptoki
 soft token through GSKit's own PKCS #11 layer (libgsk8p11_64).
 
@@ -30,8 +30,9 @@ from checks.hosts.apache import CA, TOKEN_KEY, negotiated_group, token_public_ke
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import PINS, slot_of, token_env
 from checks.hosts.util import TESTSSL_RATING_CHECKS, copy_to, output
+from checks.standins.ihs import gskit_server, gskit_verdicts, ihs_lint
 from zrunbook import SNIPPETS, clidriver, registry
-from zrunbook.ihs import gskit_server, gskit_verdicts, ihs_lint, values
+from zrunbook.ihs import values
 from zrunbook.ihs.distro_paths import on_host
 
 CONF = "ihs/httpd/httpd-ssl-current.conf"
@@ -312,8 +313,8 @@ def test_gskit_refuses_an_ecdhe_cbc_suite_for_tls_11_and_the_lint_warns_naming_t
     conf = conf.replace("SSLProtocolDisable SSLv2 SSLv3 TLSv10 TLSv11", "SSLProtocolDisable SSLv2 SSLv3 TLSv10")
     linted = ihs_lint.httpd_t(host, ihs_lint.ihs_root(host, conf, root=ROOT))
     assert linted.rc == 0, output(linted)
-    assert f"but GSKit {clidriver.GSKIT} under the project's harness (zrunbook/ihs/gskit_server.py) refused it " \
-           "(13 GSK_INVALID_PARAMETER" in linted.stderr, output(linted)
+    assert f"but GSKit {clidriver.GSKIT} under the project's harness (checks/standins/ihs/gskit_server.py) " \
+           "refused it (13 GSK_INVALID_PARAMETER" in linted.stderr, output(linted)
     key_database(host, host.zr_gskserve, with_server_key=True)
     started, said = start(host, conf, host.zr_gskserve)
     assert not started
@@ -719,7 +720,7 @@ def test_sslyze_finds_the_pages_suites_and_gskits_own_curves_outside_mozilla_int
 def test_gskit_judges_every_protocol_and_cipher_the_ihs_and_db2_tables_list_as_they_record(gskit_host):
     """Every (protocol, cipher) in facts/ihs/ihs-ciphers.csv and ihs-protocols.csv and every SSL_CIPHERSPECS and
     SSL_VERSIONS name in facts/db2/clp-keywords.csv, served alone by GSKit and offered alone by openssl s_client
-    (zrunbook/ihs/gskit_verdicts.py): today's verdicts are the ones the tables' gskit_8_0_60 column records. The
+    (checks/standins/ihs/gskit_verdicts.py): today's verdicts are the ones the tables' gskit_8_0_60 column records. The
     negative case, checks/ihs/bad/ihs-ciphers-wrong-gskit-verdict.csv, records "negotiated" where GSKit refuses."""
     host = gskit_host
     cases = gskit_verdicts.ihs_cases() + gskit_verdicts.db2_cases()

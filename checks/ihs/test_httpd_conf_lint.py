@@ -1,6 +1,6 @@
 """IHS httpd.conf: Apache's httpd -t on a container host with the mod_ibm_ssl lint module.
 
-The module (zrunbook/ihs/mod_ibm_ssl/mod_ibm_ssl.c) is built with apxs in the container once per
+The module (checks/standins/ihs/mod_ibm_ssl/mod_ibm_ssl.c) is built with apxs in the container once per
 session and loaded as IHS loads its own (LoadModule ibm_ssl_module modules/mod_ibm_ssl.so); a
 minimal IHS tree includes the snippet. The negative cases under checks/ihs/bad/ prove the lint
 rejects what IHS would: unknown protocol and cipher names, a wrong argument count, SSLServerCert
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from checks.standins.ihs.ihs_lint import httpd_t, ihs_root
 from zrunbook import SNIPPETS
 from zrunbook.ihs.distro_paths import current_conf, driver_fragment, included, library, on_host
-from zrunbook.ihs.ihs_lint import httpd_t, ihs_root
 
 BAD = Path(__file__).parent / "bad"
 
@@ -144,8 +144,8 @@ def test_httpd_t_warns_naming_the_harness_where_only_the_harness_refused_a_ciphe
     assert result.rc == 0, output(result)
     assert "Syntax OK" in result.stderr, output(result)
     assert ("IBM's table lists cipher TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA for TLSv11, but GSKit 8.0.60.5 under the "
-            "project's harness (zrunbook/ihs/gskit_server.py) refused it (13 GSK_INVALID_PARAMETER") in result.stderr, \
-        output(result)
+            "project's harness (checks/standins/ihs/gskit_server.py) refused it (13 GSK_INVALID_PARAMETER") \
+        in result.stderr, output(result)
     unlisted = TLS11_ECDHE_CBC.format(cipher="TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256")
     result = httpd_t(host, ihs_root(host, unlisted, rhel_stand_in=True))
     assert result.rc != 0, output(result)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from checks.hosts.util import output
+from checks.standins.ihs.ihs_lint import directive_ranges, httpd_t, ihs_root
 from zrunbook import SNIPPETS
-from zrunbook.ihs.ihs_lint import directive_ranges, httpd_t, ihs_root
 
 BAD = Path(__file__).parent / "bad"
 

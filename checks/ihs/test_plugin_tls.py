@@ -1,9 +1,9 @@
 """The web server plug-in's TLS leg from IBM HTTP Server to WebSphere, with IBM's GSKit as the client: the page's
 plugin-cfg.xml <Transport> fragment (snippets/ihs/plugin/plugin-cfg-transport.xml), mapped to GSKit attributes by
-zrunbook/ihs/plugin_transport.py and used by gskconnect (a small client on GSKit 8.0.60.5's SSL API from PyPI's
+checks/standins/ihs/plugin_transport.py and used by gskconnect (a small client on GSKit 8.0.60.5's SSL API from PyPI's
 ibm_db wheel) on the amd64 host, against the WAS chapter's stand-in for WebSphere's HTTPS transport
-(zrunbook/was/TokenHttpsServer.java: OpenJDK 21, its key generated in the openCryptoki soft token, the protocols and
-suites of set-ssl-config-current.py; checks/hosts/jsse.py) and against real Open Liberty with the WAS chapter's
+(checks/standins/was/TokenHttpsServer.java: OpenJDK 21, its key generated in the openCryptoki soft token, the protocols
+and suites of set-ssl-config-current.py; checks/hosts/jsse.py) and against real Open Liberty with the WAS chapter's
 server.xml (checks/hosts/liberty.py), its token key's certificate signed by a test CA.
 
 What is GSKit's own here: the handshakes, validating the server's certificate with the signer in the key database,
@@ -26,8 +26,8 @@ from checks.hosts.jsse import AS_WAS, KEYSTORE_PASSWORD, VERIFY_KEY, current_sui
 from checks.hosts.steps import snippet_path, start_pkcsslotd
 from checks.hosts.token import PINS, slot_of
 from checks.hosts.util import output
+from checks.standins.ihs import gskit_server, plugin_transport
 from zrunbook import SNIPPETS, clidriver
-from zrunbook.ihs import gskit_server, plugin_transport
 
 FRAGMENT = "ihs/plugin/plugin-cfg-transport.xml"
 IN_TOKEN = "crypto/verify/check-key-in-token.sh"

@@ -3,7 +3,7 @@
 WebSphere 9.0.5 cannot be installed here, and no WebSphere setting for its JSSE session cache could be
 confirmed (facts/was/jsse-session-cache.csv), so the page shows what a JSSE server does with its
 defaults: the IHS chapter's reader check (check-session-resumption.sh, transcluded, not copied) runs
-against zrunbook/was/TokenHttpsServer.java started as in test_verify_tls.py (checks/hosts/jsse.py). OpenJDK
+against checks/standins/was/TokenHttpsServer.java started as in test_verify_tls.py (checks/hosts/jsse.py). OpenJDK
 resumes TLS 1.2 and TLS 1.3 sessions out of the box, and its TLS 1.3 ticket lifetime hint is its default session timeout
 (86400 s). amd64 only: one more JVM and token set-up is all it costs there.
 """

@@ -4,7 +4,7 @@ SunPKCS11 reads the same file format as IBM's IBMPKCS11Impl (name, description, 
 slotListIndex, disabledMechanisms) and is the strictest parser at hand. Each host gets a fresh container:
 pkcsslotd started, a token initialised with the crypto chapter's init-token.sh (the ICA token on s390x, the
 soft token on amd64), the user wasadmin added to pkcs11 with the crypto chapter's snippet, and then ONE JVM
-(zrunbook/was/Pkcs11Check.java) loads every file as wasadmin: login with the user PIN from the environment,
+(checks/standins/was/Pkcs11Check.java) loads every file as wasadmin: login with the user PIN from the environment,
 an RSA key pair generated in the token, a signature, and every disabled mechanism proved absent.
 
 What the containers cannot match, the test adapts openly: the library path a file names is linked to the

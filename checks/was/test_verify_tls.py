@@ -1,5 +1,5 @@
 """The WAS chapter's outcome, checked for real against a stand-in for WebSphere's HTTPS transport: a Java HTTPS
-server (zrunbook/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11; checks/hosts/jsse.py starts it) with the
+server (checks/standins/was/TokenHttpsServer.java, OpenJDK 21 + SunPKCS11; checks/hosts/jsse.py starts it) with the
 page's token configuration at /etc/websphere/pkcs11-ica-token.cfg, its key generated IN the token by the page's
 generate-token-key.sh, the token's provider last in the provider list (the current java.security), and exactly
 the protocols and suites of set-ssl-config-current.py.

@@ -1,5 +1,5 @@
 """The wsadmin scripts, run under the container's real Jython 2.7 against a recording fake of AdminConfig,
-AdminTask and AdminControl (wsadmin_fake.py): the exact calls and arguments are asserted.
+AdminTask and AdminControl (checks/standins/was/wsadmin_fake.py): the exact calls and arguments are asserted.
 
 All scripts and negative cases of a host run in ONE Jython process (a JVM start costs seconds, far more under
 qemu); the result of that run is shared by the tests of the module.
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import zrunbook
+from checks import standins
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import copy_to, output
 from zrunbook import FACTS
@@ -18,6 +19,7 @@ from zrunbook import facts as facts_tables
 
 HERE = Path(__file__).resolve().parent
 ZR = Path(zrunbook.__file__).resolve().parent
+STANDINS = Path(standins.__file__).resolve().parent
 
 HEAP = "was/wsadmin/set-heap-size.py"
 KEYSIZE = "was/wsadmin/set-default-cert-key-size.py"
@@ -97,7 +99,8 @@ def runs(host):
 
 def run_batch(host):
     """Copy the fake, the negative cases and a plan into the container; run them all in one Jython."""
-    copy_to(host, (ZR / "was" / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
+    copy_to(host, (STANDINS / "was" / "wsadmin_fake.py").read_text(), "/tmp/wsfake/wsadmin_fake.py")
+    copy_to(host, (ZR / "was" / "wsadmin_args.py").read_text(), "/tmp/wsfake/wsadmin_args.py")
     # the plug-in keystore script's inputs: a CA certificate (PEM and DER, its key for the refusal) made by OpenSSL,
     # and a profile directory that holds the cell's configuration
     made = host.run(f"mkdir -p {WSFAKE}/profile/config/cells/cell01 && cd {WSFAKE} && "

@@ -57,7 +57,7 @@ class Fact:
 
 def gskit_refused(cell: str) -> tuple[tuple[str, str], ...]:
     """``NAME verdict; TLSV1/tls10 verdict; ...`` -> the (NAME, error) pairs where the verdict is GSKit's error (it
-    starts with GSKit's return code); zrunbook/ihs/gskit_verdicts.py records the column and a check reruns it."""
+    starts with GSKit's return code); checks/standins/ihs/gskit_verdicts.py records the column and a check reruns it."""
     found = []
     for part in cell.split(";"):
         name, _, verdict = part.strip().partition(" ")

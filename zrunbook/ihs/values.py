@@ -70,9 +70,9 @@ def fips_skipped_groups() -> str:
 
 
 # The PKCS #11 attributes of the private key GSKit 8.0.60.5's key management library generates in the token for the
-# IHS page's step 2 (GSKKM_CreateNewCertReqSigExt on openCryptoki's soft token, zrunbook/ihs/gskit_server/gskserve.c),
-# as p11sak reads them. checks/ihs/test_gskit_server.py asserts the key's attributes are exactly these; the IHS key
-# page quotes them.
+# IHS page's step 2 (GSKKM_CreateNewCertReqSigExt on openCryptoki's soft token,
+# checks/standins/ihs/gskit_server/gskserve.c), as p11sak reads them. checks/ihs/test_gskit_server.py asserts the
+# key's attributes are exactly these; the IHS key page quotes them.
 GSKIT_TOKEN_KEY_ATTRIBUTES = {
     "CKA_TOKEN": True, "CKA_PRIVATE": True, "CKA_LOCAL": True, "CKA_MODIFIABLE": True, "CKA_COPYABLE": True,
     "CKA_DESTROYABLE": True, "CKA_SIGN": True, "CKA_DECRYPT": True, "CKA_UNWRAP": True, "CKA_SENSITIVE": True,

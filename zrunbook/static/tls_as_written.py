@@ -36,7 +36,7 @@ from zrunbook import FACTS
 from zrunbook import facts as facts_tables
 from zrunbook.ctg import ctg_ini
 from zrunbook.formats import clp
-from zrunbook.was.wsadmin_fake import WsadminError, parse_task_args
+from zrunbook.was.wsadmin_args import WsadminError, parse_task_args
 from zrunbook.webseal import stanza
 
 POLICY = FACTS / "crypto" / "tls-policy.csv"

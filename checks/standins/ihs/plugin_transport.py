@@ -2,8 +2,9 @@
 the one place where a plugin-cfg.xml ``<Transport>`` fragment becomes GSKit attributes.
 
 IBM's plug-in binary cannot be installed here, but the TLS library it is built on can (GSKit 8.0.60.5 from PyPI's
-ibm_db wheel, zrunbook/clidriver.py). ``gskconnect`` (zrunbook/ihs/gskit_client/gskconnect.c) is a small TLS client on
-GSKit's SSL API that knows no plugin-cfg.xml; ``transport(xml)`` reads the fragment and ``attributes(t)`` maps it:
+ibm_db wheel, zrunbook/clidriver.py). ``gskconnect`` (checks/standins/ihs/gskit_client/gskconnect.c) is a small TLS
+client on GSKit's SSL API that knows no plugin-cfg.xml; ``transport(xml)`` reads the fragment and ``attributes(t)``
+maps it:
 
 ==========================================  ============================================================
 plugin-cfg.xml                              GSKit attribute (facts/ihs/gskit-attributes.csv: numbers, sources)
@@ -40,7 +41,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from zrunbook.ihs import gskit_server
+from checks.standins.ihs import gskit_server
 
 SOURCE = Path(__file__).resolve().parent / "gskit_client" / "gskconnect.c"
 PROPERTIES = {"keyring": "GSK_KEYRING_FILE", "stashfile": "GSK_KEYRING_STASH_FILE", "certLabel": "GSK_KEYRING_LABEL"}

@@ -1,7 +1,7 @@
 /* gskconnect: a TLS CLIENT on IBM GSKit 8's SSL API (libgsk8ssl_64), for the runbook's checks of the web server
  * plug-in's TLS leg from IBM HTTP Server to the application server.
  *
- * It knows no plugin-cfg.xml: zrunbook/ihs/plugin_transport.py reads the <Transport> fragment (host, port, keyring,
+ * It knows no plugin-cfg.xml: checks/standins/ihs/plugin_transport.py reads the <Transport> fragment (host, port, keyring,
  * stashfile), maps it to GSKit attributes (the one place where that mapping lives) and passes them here:
  *
  *     gskconnect HOST PORT COUNT b:ID=TEXT | e:ID=NUMBER | n:ID=NUMBER | s:ID=TEXT ...

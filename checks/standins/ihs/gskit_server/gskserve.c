@@ -1,6 +1,6 @@
 /* gskserve: a TLS server on IBM GSKit 8's SSL API (libgsk8ssl_64), for the runbook's checks.
  *
- * It knows no IHS directive: zrunbook/ihs/gskit_server.py reads the mod_ibm_ssl directives, maps them to
+ * It knows no IHS directive: checks/standins/ihs/gskit_server.py reads the mod_ibm_ssl directives, maps them to
  * GSKit attributes (the one place where that mapping lives) and passes them here as arguments:
  *
  *     gskserve PORT b:ID=TEXT | b:ID=@ENVNAME | b:ID=%STASHFILE | e:ID=NUMBER | n:ID=NUMBER ...

@@ -3,7 +3,7 @@ attributes.
 
 IBM HTTP Server cannot be installed here, but the TLS library under its mod_ibm_ssl can: the Db2 CLI driver in
 PyPI's ibm_db wheel (zrunbook/clidriver.py, GSKit 8.0.60.5) carries libgsk8ssl_64, libgsk8km_64 and
-libgsk8p11_64. ``gskserve`` (zrunbook/ihs/gskit_server/gskserve.c) is a small TLS server on GSKit's SSL API that
+libgsk8p11_64. ``gskserve`` (checks/standins/ihs/gskit_server/gskserve.c) is a small TLS server on GSKit's SSL API that
 knows no directive; ``attributes(conf)`` maps the directives to what it sets, as mod_ibm_ssl would:
 
 =====================================  =================================================================
@@ -22,7 +22,7 @@ directive                              GSKit attribute (facts/ihs/gskit-attribut
 A protocol no directive names is switched on (TLS 1.0 to 1.3) or off (SSL 2 and 3), and a protocol whose cipher
 list is empty keeps GSKit's own: that is this mapping's choice, not IHS's defaults, which IBM documents per fix
 pack. Short cipher names (``C02F``) become long ones through facts/ihs/ihs-ciphers.csv. The directives' arguments
-are checked before this by the chapter's ``httpd -t`` lint (zrunbook/ihs/ihs_lint.py); this module trusts them.
+are checked before this by the chapter's ``httpd -t`` lint (checks/standins/ihs/ihs_lint.py); this module trusts them.
 
 ``names_in_library(path)`` reads GSKit's own table of attribute names out of libgsk8ssl_64.so (a static
 initialiser stores each name with its number), so a check can prove the CSV's numbers are the library's.

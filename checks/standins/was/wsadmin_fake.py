@@ -7,7 +7,8 @@ documented set. AdminControl.invoke on an MBean type the table names (PluginCfgG
 that type's operations with their number of arguments. Every call is recorded as [object, method, arguments,
 parsed parameters]. ``run_all`` executes a batch of scripts, each like ``wsadmin -lang jython -f script arg...``
 (sys.argv holds only the arguments), and prints one JSON document with the calls, the exit status and the output
-of each: one JVM for all scripts.
+of each: one JVM for all scripts. AdminTask's arguments are parsed as wsadmin parses them by the library's
+zrunbook/was/wsadmin_args.py, which the check copies beside this file.
 """
 
 import csv
@@ -20,57 +21,10 @@ except ImportError:  # CPython 3, for local experiments
     from io import StringIO
 
 
-class WsadminError(Exception):
-    pass
-
-
-def parse_task_args(text):
-    """'[-a b -c "d e" -f [x y]]' or a list -> [(name, value)], as wsadmin parses AdminTask arguments."""
-    if isinstance(text, (list, tuple)):
-        tokens = list(text)
-    else:
-        s = text.strip()
-        if s.startswith("[") and s.endswith("]"):
-            s = s[1:-1]
-        tokens, i = [], 0
-        while i < len(s):
-            c = s[i]
-            if c.isspace():
-                i += 1
-            elif c == '"':
-                j = s.index('"', i + 1)
-                tokens.append(s[i + 1:j])
-                i = j + 1
-            elif c == "[":
-                depth, j = 0, i
-                while True:
-                    if s[j] == "[":
-                        depth += 1
-                    elif s[j] == "]":
-                        depth -= 1
-                        if depth == 0:
-                            break
-                    j += 1
-                tokens.append(s[i:j + 1])
-                i = j + 1
-            else:
-                j = i
-                while j < len(s) and not s[j].isspace():
-                    j += 1
-                tokens.append(s[i:j])
-                i = j
-    pairs, i = [], 0
-    while i < len(tokens):
-        name = tokens[i]
-        if not name.startswith("-"):
-            raise WsadminError("expected a -parameter, found %r" % name)
-        if i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
-            pairs.append((name[1:], tokens[i + 1]))
-            i += 2
-        else:
-            pairs.append((name[1:], ""))
-            i += 1
-    return pairs
+try:
+    from wsadmin_args import WsadminError, parse_task_args  # copied beside this file (Jython 2.7, a container)
+except ImportError:  # CPython 3 in a checkout, for local experiments
+    from zrunbook.was.wsadmin_args import WsadminError, parse_task_args
 
 
 class Facts(object):

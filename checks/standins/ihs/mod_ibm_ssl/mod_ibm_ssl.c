@@ -5,7 +5,7 @@
  * mod_ibm_ssl directive as unknown. This module registers those directives under IHS's module name
  * (LoadModule ibm_ssl_module modules/mod_ibm_ssl.so) with IHS's argument forms and validates the
  * values: protocol and cipher names from the facts tables (checks/ihs/facts/*.csv, compiled in as
- * ibm_ssl_facts.h by checks/ihs/ihs_lint.py), the token:label form, files that must exist, a
+ * ibm_ssl_facts.h by checks/standins/ihs/ihs_lint.py), the token:label form, files that must exist, a
  * PKCS#11 driver that loads, and numbers within the range the directive table gives (SSLV3Timeout). A check_config hook then checks each SSL virtual host as merged:
  * a KeyFile is set, and SSLServerCert names token:label while SSLPKCSDriver is set.
  * It serves nothing and does no TLS. Built with `apxs -c` inside the container at test time.
@@ -242,12 +242,12 @@ static const char *set_cipherspec(cmd_parms *cmd, void *dc, const char *args)
         if (key && !strstr(protos, key))
             return apr_psprintf(cmd->pool, "SSLCipherSpec: cipher %s is not valid for %s", name, proto);
         /* IBM's table lists the cipher for this protocol, and only the project's harness (GSKit under
-         * zrunbook/ihs/gskit_server.py's mapping of the directives) refused it: IHS's own mod_ibm_ssl and GSKit
+         * checks/standins/ihs/gskit_server.py's mapping of the directives) refused it: IHS's own mod_ibm_ssl and GSKit
          * were not run, so this is a warning naming the harness, not a rejection. */
         if (key && (refusal = gskit_refusal(cmd->temp_pool, name, key)))
             ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, NULL,
                          "%s: SSLCipherSpec: warning: IBM's table lists cipher %s for %s, but GSKit " IBM_SSL_GSKIT
-                         " under the project's harness (zrunbook/ihs/gskit_server.py) refused it (%s, "
+                         " under the project's harness (checks/standins/ihs/gskit_server.py) refused it (%s, "
                          "facts/ihs/ihs-ciphers.csv); IHS itself was not run, so start your IHS to find out",
                          where(cmd), name, proto, refusal);
     }

@@ -30,9 +30,9 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from checks.standins.ihs import gskit_server
 from zrunbook import FACTS
 from zrunbook import facts as facts_tables
-from zrunbook.ihs import gskit_server
 
 COLUMN = "gskit_8_0_60"
 IHS_CIPHERS = FACTS / "ihs" / "ihs-ciphers.csv"
