@@ -29,11 +29,12 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from checks import observe
 from checks.hosts import engine as eng
-from checks.hosts.steps import _project_imports
+from checks.hosts.steps import State, _project_imports
 from zrunbook import ledger, registry
 from zrunbook.snippets import digest
 
@@ -140,7 +141,8 @@ def state_tag(host_name: str, state) -> str:
     key = (host_name, state.name)
     if key not in _STATE_TAGS:
         base = image_tags()[f"{host_name}-walkthrough" if state.clean else host_name]
-        _STATE_TAGS[key] = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
+        with observe.quiet():  # hashing the state's inputs is not a test's read: the tag is recorded
+            _STATE_TAGS[key] = f"{eng.image_prefix()}/{host_name}-{state.name}:{eng._hash(base, state.inputs())}"
     return _STATE_TAGS[key]
 
 
@@ -172,6 +174,36 @@ def why_not(item, entry: dict | None, host_name: str | None) -> str | None:
         name = f"{host_name}-{marker.args[0].name}"
         if states.pop(name, None) != state_tag(host_name, marker.args[0]):
             return f"the state {name} changed"
-    if states:
-        return f"it started from states reuse cannot recompute ({', '.join(sorted(states))})"
+    unknown = []
+    for name, tag in sorted(states.items()):  # states a fixture or a helper started it from (Pool.prepared)
+        found = state_named(name)
+        if found is None:
+            unknown.append(name)
+        elif state_tag(*found) != tag:
+            return f"the state {name} changed"
+    if unknown:
+        return f"it started from states reuse cannot recompute ({', '.join(unknown)})"
+    return None
+
+
+def defined_states() -> dict[str, State]:
+    """Every State the imported checks modules define, by name: a module's own (``TOKEN_KEY``) or in a dict of them
+    (``WALKED``). Read from the modules, so no list is kept; a state whose module was not imported is not found."""
+    found: dict[str, State] = {}
+    for module in list(sys.modules.values()):
+        if not getattr(module, "__name__", "").startswith("checks."):
+            continue
+        for value in list(vars(module).values()):
+            for state in (value.values() if isinstance(value, dict) else (value,)):
+                if isinstance(state, State):
+                    found.setdefault(state.name, state)
+    return found
+
+
+def state_named(name: str):
+    """(host, State) for a recorded state name such as ``debian13-amd64-ihs-token-key``, or None."""
+    states = defined_states()
+    for host in eng.HOSTS:
+        if name.startswith(f"{host}-") and name[len(host) + 1:] in states:
+            return host, states[name[len(host) + 1:]]
     return None

@@ -54,6 +54,21 @@ def test_a_failed_run_changed_code_a_changed_table_or_image_or_an_unknown_state_
 
 
 @pytest.mark.uses("ihs/apache/check-cold-start.sh")
+def test_a_state_a_fixture_started_the_test_from_is_recomputed_by_its_name():
+    """A test that a fixture or helper started from a prepared state (Pool.prepared, no from_state mark) records the
+    state's tag; reuse finds the State by its name and compares, instead of always running the test."""
+    from checks.hosts.apache import TOKEN_KEY
+
+    name = f"debian13-amd64-{TOKEN_KEY.name}"
+    assert reuse.state_named(name) == ("debian13-amd64", TOKEN_KEY)
+    tag = reuse.state_tag("debian13-amd64", TOKEN_KEY)
+    assert reuse.why_not(item(), recorded(states={name: tag}), "debian13-amd64") is None
+    assert reuse.why_not(item(), recorded(states={name: tag[:-1] + "x"}), "debian13-amd64") == \
+        f"the state {name} changed"
+    assert reuse.state_named("debian13-amd64-unknown") is None
+
+
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
 def test_timing_claims_always_run():
     assert reuse.why_not(item("exclusive_cpu"), recorded(), "debian13-amd64") == "a timing claim (exclusive_cpu)"
 
