@@ -6,7 +6,8 @@ nothing it depends on changed since:
 * every snippet, facts file, negative case and other repository file it read (observed: checks/observe.py), at the
   same sha256;
 * its code: the test file, the project modules it imports (transitively, from their import statements, as a
-  prepared state's key reads them: checks/hosts/steps.py), the conftest files above it and the pytest plugins,
+  prepared state's key reads them: checks/hosts/steps.py), the conftest files above it and the pytest plugins
+  (but not this module, which decides what runs and never what a test asserts, unless the test imports it),
   with the validators and checkers.toml when it imports the registry (which loads validators by name);
 * the container images and prepared states it started from, at the same tags (each tag hashes its own inputs).
 
@@ -39,8 +40,8 @@ from zrunbook import ledger, registry
 from zrunbook.snippets import digest
 
 REPO = observe.REPO
-PLUGINS = ("checks/conftest.py", "checks/zrunbook_plugin.py", "checks/hosts/plugin.py", "checks/observe.py",
-           "checks/reuse.py")
+# The plugins every test's outcome goes through; through them, not this module (code_files).
+PLUGINS = ("checks/conftest.py", "checks/zrunbook_plugin.py", "checks/hosts/plugin.py", "checks/observe.py")
 GUIDE_FIXTURES = {"site", "pdf", "page", "browser", "base_url"}  # a guide build: the tree and the badges it shows
 UNSEEN_FIXTURES = GUIDE_FIXTURES | {"tree"}  # and a copy of the tree, read by a pytest run in it
 
@@ -51,13 +52,23 @@ def enabled() -> bool:
 
 @functools.cache
 def code_files(test_file: Path) -> tuple[Path, ...]:
-    """The Python (and the registry's data) a test file's outcome depends on, by the rule in the docstring."""
-    todo = [test_file, *(REPO / p for p in PLUGINS)]
-    todo += [d / "conftest.py" for d in test_file.parents if d.is_relative_to(REPO / "checks")]
+    """The Python (and the registry's data) a test file's outcome depends on, by the rule in the docstring. This
+    module counts only where the test file itself imports it (checks/test_reuse.py): reached through the plugins, it
+    decides which tests run and what is recorded, never what a test asserts."""
+    own = _closure([test_file], blocked=set())
+    return tuple(sorted(own | _closure([REPO / p for p in PLUGINS]
+                                       + [d / "conftest.py" for d in test_file.parents
+                                          if d.is_relative_to(REPO / "checks")], blocked={THIS})))
+
+
+THIS = Path(__file__).resolve()
+
+
+def _closure(todo: list[Path], blocked: set[Path]) -> set[Path]:
     seen: set[Path] = set()
     while todo:
         path = todo.pop()
-        if path in seen or not path.is_file():
+        if path in seen or path in blocked or not path.is_file():
             continue
         seen.add(path)
         if path.suffix == ".py":
@@ -68,7 +79,7 @@ def code_files(test_file: Path) -> tuple[Path, ...]:
                 module = spec.get("validator", "").split(":")[0]
                 if module:
                     todo.append(REPO.joinpath(*module.split(".")).with_suffix(".py"))
-    return tuple(sorted(seen))
+    return seen
 
 
 @functools.cache

@@ -139,6 +139,9 @@ def test_the_code_a_test_runs_includes_its_imports_the_plugins_and_the_validator
     files = {p.relative_to(reuse.REPO).as_posix() for p in reuse.code_files(TEST_FILE)}
     assert {"checks/ihs/test_apache_cold_start.py", "checks/hosts/apache.py", "checks/observe.py",
             "checks/conftest.py"} <= files
+    assert "checks/reuse.py" not in files  # it decides what runs, not what a test asserts
+    own = {p.relative_to(reuse.REPO).as_posix() for p in reuse.code_files(Path(__file__).resolve())}
+    assert "checks/reuse.py" in own  # but the tests of reuse itself run again when it changes
     static_checks = reuse.REPO / "checks" / "test_static_checkers.py"
     static = {p.relative_to(reuse.REPO).as_posix() for p in reuse.code_files(static_checks)}
     assert {"zrunbook/checkers.toml", "zrunbook/static/shellcheck.py"} <= static
