@@ -72,8 +72,8 @@ doctor: ## name the known reasons a host's token stops answering: HOST=name INVE
 	$(call setup,verify)
 	$(TOX) -q -e doctor -- --inventory "$(INVENTORY)" --profile "$(PROFILE)" --host "$(HOST)"
 
-BENCHES := tls verify liberty token token-settings pq soak walk build hosts snippet loop
-bench: ## measure on this machine: WHAT=tls|verify|liberty|token|token-settings|pq|soak|walk|build|hosts|snippet|loop (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
+BENCHES := tls verify liberty token token-settings token-perf pq soak walk build hosts snippet loop
+bench: ## measure on this machine: WHAT=tls|verify|liberty|token|token-settings|token-perf|pq|soak|walk|build|hosts|snippet|loop (docs/reference/maintainers.md: "Measuring"); hosts takes BENCH=cold|whole
 	@case " $(BENCHES) " in *" $(WHAT) "*) ;; *) echo "make bench: give WHAT=, one of: $(BENCHES)" >&2; exit 2 ;; esac
 	$(call setup,$(if $(filter build,$(WHAT)),pdf,check))
 	$(TOX) -q -e check --notest
@@ -90,6 +90,8 @@ bench-token:
 	$(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_token.py
 bench-token-settings:
 	ZR_HOSTS=debian13-amd64 $(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_token_settings.py
+bench-token-perf:
+	ZR_HOSTS=debian13-amd64 $(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_token_perf.py
 bench-pq:
 	$(TOX) -q -e check -- -n 0 -s checks/ihs/bench_apache_pq.py
 bench-soak:

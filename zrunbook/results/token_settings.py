@@ -32,7 +32,18 @@ SETTINGS = {
     "cache-keys true, cache-sessions 10": ("pkcs11-module-cache-keys = true\npkcs11-module-cache-sessions = 10",
                                            "cache-keys true and cache-sessions 10"),
     "mpm prefork": (CACHE_KEYS, "the page's settings with the prefork MPM (use-prefork-mpm-debian.sh)"),
+    "no-operation-state": (f"{CACHE_KEYS}\npkcs11-module-quirks = no-operation-state",
+                           "the quirk no-operation-state (no C_GetOperationState)"),
 }
+# Scratch builds of pkcs11-provider (checks/ihs/p11prov_builds.py), never a page setting: the page's settings with
+# the provider's library replaced by a build of upstream's source with Debian's flags. setting -> build name
+SCRATCH_MODULE = "/opt/pkcs11-provider/{name}/pkcs11.so"
+SCRATCH = {"build 1.0": "1.0", "build 1.0+fork-reset": "1.0+fork-reset", "build 1.2.0": "1.2.0"}
+SCRATCH_LABELS = {"1.0": "pkcs11-provider 1.0 built here (the control)",
+                  "1.0+fork-reset": "1.0 built here with the one-line fork-reset patch",
+                  "1.2.0": "pkcs11-provider 1.2.0 built here"}
+for _setting, _build in SCRATCH.items():
+    SETTINGS[_setting] = (f"{CACHE_KEYS}\nmodule = {SCRATCH_MODULE.format(name=_build)}", SCRATCH_LABELS[_build])
 # the settings httpd runs with the prefork MPM (the Apache page's step for first users); every other one with event
 FILE_PREFORK = "file, mpm prefork"  # the file keys with the prefork MPM: the base of the setting "mpm prefork"
 PREFORK = {"mpm prefork", FILE_PREFORK}
@@ -111,6 +122,62 @@ def prefork_sentence(path: Path = DATA) -> str:
             said += f" and {100 * rate / float(mine[FILE_PREFORK]['median']):.0f} % of the file key with prefork"
         parts.append(said)
     return "; ".join(parts) if parts else "not measured yet"
+
+
+def scratch_sentence(path: Path = DATA) -> str:
+    """The scratch builds per host and key: each as a share of the file path, and the patch and 1.2.0 against the
+    control (1.0 built the same way), which is the change's own effect."""
+    data = rows(path)
+    parts = []
+    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+        mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
+        if not all(s in mine for s in SCRATCH):
+            continue
+        file_rate, control = float(mine[FILE]["median"]), float(mine["build 1.0"]["median"])
+        said = [f"Debian's library {100 * float(mine[PAGE]['median']) / file_rate:.0f} % of the file path"]
+        for setting, build in SCRATCH.items():
+            r = mine[setting]
+            rate = float(r["median"])
+            said.append(f"{SCRATCH_LABELS[build]} {100 * rate / file_rate:.0f} % (spread {r['spread_percent']} %)"
+                        + ("" if build == "1.0" else f", {100 * (rate / control - 1):+.0f} % against the control"))
+        parts.append(f"{KEY_NAMES.get(key, key)} on {host}: " + "; ".join(said))
+    return ". ".join(parts) if parts else "not measured yet"
+
+
+def page_sentence(path: Path = DATA) -> str:
+    """The page's settings as a share of the file path, per host and key, with the runs and spreads."""
+    data = rows(path)
+    parts = []
+    for host, key in sorted({(r["host"], r["key"]) for r in data}, key=lambda hk: (hk[1] != "rsa2048", hk)):
+        mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
+        page, file_ = mine[PAGE], mine[FILE]
+        share = 100 * float(page["median"]) / float(file_["median"])
+        parts.append(f"with the {KEY_NAMES.get(key, key)} key {share:.0f} % of the same site's rate with the key in a "
+                     f"file (median of {page['runs']} interleaved runs; spreads {page['spread_percent']} % and "
+                     f"{file_['spread_percent']} %)")
+    return " and ".join(parts)
+
+
+def scratch_verdict(path: Path = DATA) -> str:
+    """Whether the patched 1.0 or 1.2.0 beat the control by more than the wider spread of the two, per key."""
+    data = rows(path)
+    changes, beat = [], []
+    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+        mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
+        if not all(s in mine for s in SCRATCH):
+            continue
+        control = mine["build 1.0"]
+        for setting in ("build 1.0+fork-reset", "build 1.2.0"):
+            change = 100 * (float(mine[setting]["median"]) / float(control["median"]) - 1)
+            changes.append(change)
+            if change > max(float(mine[setting]["spread_percent"]), float(control["spread_percent"])):
+                beat.append(f"{SCRATCH_LABELS[SCRATCH[setting]]} with {KEY_NAMES.get(key, key)} ({change:+.0f} %)")
+    if not changes:
+        return "not measured yet"
+    said = f"against the control, the changes ranged from {min(changes):+.0f} % to {max(changes):+.0f} %"
+    if beat:
+        return said + "; beyond the spread of the runs: " + ", ".join(beat)
+    return said + ", and none was a gain beyond the spread of the runs"
 
 
 def outside(data: list[dict]) -> list[str]:

@@ -11,7 +11,7 @@ import statistics
 
 from zrunbook import SNIPPETS
 from zrunbook.facts import rows as csv_rows
-from zrunbook.results import pq_cost, soak, token_cost, token_settings
+from zrunbook.results import pq_cost, soak, token_cost, token_perf, token_settings
 
 MEASURED = SNIPPETS / "results" / "measured" / "debian13-amd64"
 STUDIES = SNIPPETS / "results" / "studies"
@@ -313,6 +313,26 @@ def token_settings_ratios() -> str:
 
 def token_settings_prefork() -> str:
     return token_settings.prefork_sentence()
+
+
+def token_settings_scratch() -> str:
+    return token_settings.scratch_sentence()
+
+
+def token_settings_page() -> str:
+    return token_settings.page_sentence()
+
+
+def token_settings_scratch_verdict() -> str:
+    return token_settings.scratch_verdict()
+
+
+def token_perf_summary() -> str:
+    return token_perf.sentence()
+
+
+def token_perf_pkcs11() -> str:
+    return token_perf.pkcs11_sentence()
 
 
 def soak_summary() -> str:
