@@ -26,12 +26,12 @@ import pytest
 from checks.hosts import apache
 from checks.hosts import engine as eng
 from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.pkcs11_spy import handshakes as spied_handshakes
+from checks.hosts.pkcs11_spy import spy_between_provider_and_token
 from checks.hosts.steps import snippet_path
 from checks.hosts.util import ok
 from checks.ihs import p11prov_builds
 from checks.ihs.bench_apache_token import SITE, handshakes, keys_in_files
-from checks.results.test_token_profile import handshakes as spied_handshakes
-from checks.results.test_token_profile import spy_between_provider_and_token
 from zrunbook.results import token_profile, token_settings
 
 pytestmark = pytest.mark.only_hosts("debian13-amd64", why="the soft token's figures are the ones the goal is set on")

@@ -2,7 +2,7 @@
 
 The token site with both keys (apache-tls-pkcs11-ecdsa.conf, as make bench WHAT=token serves it), with OpenSC's
 pkcs11-spy put between pkcs11-provider and openCryptoki the way the token page's signing check does it. Per key
-type: httpd stopped and started (new workers), then HANDSHAKES full TLS 1.3 handshakes one after another (no
+type: httpd stopped and started (new workers), then pkcs11_spy.HANDSHAKES full TLS 1.3 handshakes one after another (no
 ticket, no session offered back), a marker line written into the spy's log before each. The log is cut at the
 markers (zrunbook/results/token_profile.py); each worker's first handshake, which logs in and finds the key, is
 counted apart from the steady state. What is asserted is what does not depend on the machine's load: every
@@ -20,39 +20,13 @@ import pytest
 
 from checks.hosts import amd64_only, apache
 from checks.hosts.apache import TOKEN_KEY
+from checks.hosts.pkcs11_spy import CONF, handshakes, spy_between_provider_and_token
 from zrunbook.results import token_profile as tp
 from zrunbook.shown_output import assert_shown_output
 
 pytestmark = pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_P256)
 
-HANDSHAKES = 200
-CONF = apache.OPENSSL_PKCS11_CONF
-LOG = "/tmp/spy.log"
 KEYS = {"rsa2048": "rsa_pss_rsae_sha256", "ecdsa_p256": "ECDSA+SHA256"}
-
-
-def spy_between_provider_and_token(host) -> None:
-    """pkcs11-provider loads pkcs11-spy, which loads openCryptoki and logs every call (httpd's envvars)."""
-    spy = host.check_output("ls /usr/lib/*-linux-gnu/pkcs11/pkcs11-spy.so").strip()
-    real = host.check_output(
-        f"readlink -f $(sed -n -E 's/^[[:space:]]*pkcs11-module-path[[:space:]]*=[[:space:]]*//p' {CONF})").strip()
-    assert real, f"no pkcs11-module-path in {CONF}"
-    host.run_expect([0], f"sed -i -E 's|^([[:space:]]*pkcs11-module-path[[:space:]]*=).*|\\1 {spy}|' {CONF}")
-    host.run_expect([0], f"printf 'export PKCS11SPY={real} PKCS11SPY_OUTPUT={LOG}\\n' >> /etc/apache2/envvars")
-
-
-def handshakes(host, ca: str, sigalgs: str, count: int = HANDSHAKES) -> list[list[tp.Call]]:
-    """httpd started afresh, count full TLS 1.3 handshakes, the spy's log cut into one list per handshake."""
-    host.run_expect([0], f": > {LOG} && chmod 666 {LOG}")  # httpd's workers write to it too
-    apache.start(host)
-    r = host.run(f"for i in $(seq {count}); do echo '{tp.MARK}' $i >> {LOG}; "
-                 "timeout 60 openssl s_client -connect 127.0.0.1:443 -servername www.example.com "
-                 f"-CAfile {ca} -verify_return_error -tls1_3 -no_ticket -brief -sigalgs {sigalgs} "
-                 "</dev/null >/dev/null 2>&1 || exit 1; done")
-    assert r.rc == 0, "a handshake failed"
-    segs = tp.segments(host.check_output(f"cat {LOG}"))
-    assert len(segs) == count, f"{len(segs)} marked handshakes in the spy's log, {count} made"
-    return segs
 
 
 def signatures(c: Counter) -> int:

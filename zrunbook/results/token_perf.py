@@ -101,7 +101,7 @@ def sentence(path: Path = DATA) -> str:
         return "not measured yet"
     data = rows(path)
     parts = []
-    for host, key in sorted({(r["host"], r["key"]) for r in data}):
+    for host, key in sorted({(r["host"], r["key"]) for r in data}, key=lambda hk: (hk[1] != "rsa2048", hk)):
         token = sum(per_library(data, host, key, "token").values())
         file_ = sum(per_library(data, host, key, "file").values())
         top = [f"{NAMES.get(lib, lib)} {d:+.0f} µs" for lib, d in differences(data, host, key)[:5]]

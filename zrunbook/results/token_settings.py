@@ -89,6 +89,8 @@ def sentence(path: Path = DATA) -> str:
         file_rate = float(mine[FILE]["median"])
         said = []
         for setting, (_, label) in SETTINGS.items():
+            if setting in SCRATCH:  # scratch_sentence says those, against their control
+                continue
             if setting in mine:
                 r = mine[setting]
                 failed = int(r["first_handshakes_failed"])
@@ -186,7 +188,7 @@ def outside(data: list[dict]) -> list[str]:
     for host, key in sorted({(r["host"], r["key"]) for r in data}):
         mine = {r["setting"]: r for r in data if (r["host"], r["key"]) == (host, key)}
         low, high = float(mine[PAGE]["min"]), float(mine[PAGE]["max"])
-        out += [f"{s} with {KEY_NAMES.get(key, key)} on {host}" for s in SETTINGS
+        out += [f"{s} with {KEY_NAMES.get(key, key)} on {host}" for s in SETTINGS if s not in SCRATCH
                 if s != PAGE and s in mine and not low <= float(mine[s]["median"]) <= high]
     return out
 

@@ -18,7 +18,8 @@ STUDIES = SNIPPETS / "results" / "studies"
 DEPENDS_ON = [f"snippets/results/measured/debian13-amd64/{f}" for f in ("summary.csv", "machine.csv", "runs.csv")] + [
     f"snippets/results/studies/{f}" for f in ("was-2013-daytrader.csv", "webseal-2007.csv", "jsse-cex2a.csv")] + [
     "snippets/results/measured/token-cost.csv", "snippets/results/measured/soak.csv",
-    "snippets/results/measured/pq-handshake-cost.csv", "snippets/results/measured/token-settings.csv"]
+    "snippets/results/measured/pq-handshake-cost.csv", "snippets/results/measured/token-settings.csv",
+    "snippets/results/measured/token-perf.csv"]
 
 
 def _summary(setup: str, test: str, key: str = "rsa2048", payload: str = "") -> dict:
