@@ -155,3 +155,40 @@ def test_the_host_of_a_test_whose_other_parameters_are_dicts_is_found_without_ha
     assert zrunbook_plugin.host_of(item) == "debian13-amd64"
     only_dicts = SimpleNamespace(callspec=SimpleNamespace(params={"change": {"outcome": "failed"}}))
     assert zrunbook_plugin.host_of(only_dicts) is None
+
+
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
+def test_a_from_state_mark_counts_only_for_a_test_that_starts_from_it():
+    """A module's from_state mark also reaches its tests on the shared `host` (test_bulk_cipher_in_libica.py), which
+    record no state: such a test was run again after every passing run. A fresh_host test still compares its state."""
+    from checks.hosts.apache import TOKEN_KEY
+
+    def marked(fixtures):
+        marks = {"from_state": SimpleNamespace(args=(TOKEN_KEY,))}
+        return SimpleNamespace(path=str(TEST_FILE), fixturenames=list(fixtures), get_closest_marker=marks.get)
+
+    name = f"debian13-amd64-{TOKEN_KEY.name}"
+    assert reuse.why_not(marked(["host"]), recorded(), "debian13-amd64") is None
+    assert reuse.why_not(marked(["fresh_host"]), recorded(), "debian13-amd64") == f"the state {name} changed"
+    tag = reuse.state_tag("debian13-amd64", TOKEN_KEY)
+    assert reuse.why_not(marked(["fresh_host"]), recorded(states={name: tag}), "debian13-amd64") is None
+
+
+def test_the_reasons_a_run_gives_are_counted_most_frequent_first():
+    assert reuse.reasons([None, "b", "a", "b", None]) == {"b": 2, "a": 1}
+    assert list(reuse.reasons(["z", "a"])) == ["a", "z"]
+
+
+def test_a_file_s_imports_are_parsed_again_once_it_changes():
+    """The imports are parsed once per version of a file (80 s saved before the first test): an edit must count."""
+    from checks.hosts.steps import _project_imports
+
+    folder = reuse.REPO / "build" / "reuse-probe"
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / "probe.py"
+    probe.write_text("from zrunbook import ledger\n")
+    assert reuse.REPO / "zrunbook" / "ledger.py" in _project_imports(probe)
+    probe.write_text("from zrunbook import registry  # and longer\n")
+    found = _project_imports(probe)
+    assert reuse.REPO / "zrunbook" / "registry.py" in found
+    assert reuse.REPO / "zrunbook" / "ledger.py" not in found

@@ -148,10 +148,13 @@ def pytest_collection_modifyitems(session, config, items):
     inputs = ledger.load(Path(config.getoption("zr_results"))).get("inputs", {}) \
         if reuse.enabled() and config.getoption("zr_results") else {}
     if inputs:  # a fresh clone (CI) has no results, so nothing to reuse and nothing to compute
-        reused = [i for i in items if reuse.why_not(i, inputs.get(ledger.test_id(i.nodeid)), host_of(i)) is None]
+        why = {i: reuse.why_not(i, inputs.get(ledger.test_id(i.nodeid)), host_of(i)) for i in items}
+        reused = [i for i in items if why[i] is None]
         config.zr_reused = [ledger.test_id(i.nodeid) for i in reused]
+        config.zr_ran_why = reuse.reasons(why.values())
         if hasattr(config, "workerinput") and config.workerinput.get("workerid") == "gw0":
             config.workeroutput["zr_reused"] = config.zr_reused
+            config.workeroutput["zr_ran_why"] = config.zr_ran_why
         if reused:
             config.hook.pytest_deselected(items=reused)
             items[:] = [i for i in items if i not in set(reused)]
@@ -211,6 +214,7 @@ class ResultsRecorder:
         self.inputs: dict[str, dict] = {}
         self.digests: dict[tuple[str, str], str | None] = {}
         self.reused: list[str] | None = None  # node ids whose last verdict stands (checks/reuse.py)
+        self.ran_why: dict[str, int] | None = None  # why the others ran, and how many for each reason
         self.failed: set[str] = set()
         self.coverage: dict | None = None
         self.root = snippet_root(config)
@@ -221,6 +225,7 @@ class ResultsRecorder:
         reused = getattr(node, "workeroutput", {}).get("zr_reused")
         if reused is not None and self.reused is None:
             self.reused = reused
+            self.ran_why = node.workeroutput.get("zr_ran_why", {})
         coverage = getattr(node, "workeroutput", {}).get("zr_coverage")
         if coverage is not None and self.coverage is None:
             self.coverage = coverage
@@ -264,6 +269,11 @@ class ResultsRecorder:
             terminalreporter.write_line(
                 f"reused: {len(reused)} verdicts of tests whose inputs did not change since they last passed here "
                 "(checks/reuse.py; make check ALL=1 runs every test)")
+            why = self.ran_why if self.ran_why is not None else getattr(self.config, "zr_ran_why", {})
+            for reason, count in list(why.items())[:10]:
+                terminalreporter.write_line(f"ran: {count} because {reason}")
+            if len(why) > 10:
+                terminalreporter.write_line(f"ran: {sum(list(why.values())[10:])} for {len(why) - 10} other reasons")
 
     def pytest_sessionfinish(self, session):
         reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", None)
