@@ -74,16 +74,21 @@ def test_every_negative_mark_names_snippets_that_exist_and_says_what_must_happen
         "a mark names snippets or the project's own rule (invariant=), not both"
 
 
-def test_a_negative_mark_names_only_snippets_the_test_declares_it_checks():
-    """The mark says which of the test's declared snippets it makes fail (zrunbook/declarations.tsv): a test cannot
-    be a negative case of a snippet it does not run."""
+def test_a_negative_mark_names_only_snippets_the_test_declares_it_checks_or_uses():
+    """The mark says which of the test's declared snippets it makes fail (zrunbook/declarations.tsv, or a
+    ``@pytest.mark.uses`` of the test: a finding about a step it runs without judging): a test cannot be a negative
+    case of a snippet it does not run."""
     checked = defaultdict(set)
     for rel, checks in ledger.load_declarations().items():
         for check in checks:
             checked[check["test"].split("[")[0]].add(rel)
+    for test, patterns in negatives.uses_marks().items():
+        checked[test] |= {rel for p in patterns for rel in expand(p, SNIPPETS)}
     wrong = [(test, p) for test, patterns in _marked().items() for p in patterns
              if not set(expand(p, SNIPPETS)) & checked[test]]
-    assert wrong == [], "marked negative for a snippet the test does not declare (@pytest.mark.snippet)"
+    assert wrong == [], "marked negative for a snippet the test does not declare (@pytest.mark.snippet or uses)"
+    assert "ihs/apache/apache-tls-session-cache.conf" in checked[
+        "checks/ihs/test_apache_session_cache.py::test_a_graceful_restart_that_switches_the_cache_off_stops_httpd"]
 
 
 def test_a_test_negative_by_name_is_unmarked_until_it_declares_a_snippet_or_the_project_s_own_rule(tmp_path):
@@ -103,18 +108,11 @@ def test_a_test_negative_by_name_is_unmarked_until_it_declares_a_snippet_or_the_
     assert found["test_the_lock_refuses_a_stale_holder"].snippets == ()
 
 
-def test_how_many_tests_negative_by_name_declare_no_snippet(capsys):
-    """Counted, not yet enforced for every test: a test named as negative by a page or an erratum must declare."""
-    unmarked = negatives.unmarked()
-    by_folder = defaultdict(int)
-    for test in unmarked:
-        parts = test.split("::")[0].split("/")
-        by_folder[parts[1] if len(parts) > 2 else "checks/"] += 1
-    with capsys.disabled():
-        print(f"\n{len(unmarked)} of {len(negatives.negative_tests())} tests negative by name declare no snippet "
-              f"(no @pytest.mark.negative, named by no bad file): {dict(sorted(by_folder.items()))}")
-    named = {t for o in declared(ROOT / "docs") for t in o.negatives}
-    assert sorted(named & set(unmarked)) == []
+def test_every_test_negative_by_name_declares_what_it_negates():
+    """Every test whose name says it expects a failure declares the snippet or the project's own rule it negates
+    (or a bad file names it as its test); a test negative only by accident of its name is renamed."""
+    assert negatives.unmarked() == [], \
+        "add @pytest.mark.negative(SNIPPET or invariant=RULE, expects=...) (zrunbook/negatives.py)"
 
 
 # --- the header check itself rejects what it must ----------------------------------------------------------------

@@ -12,6 +12,8 @@ from checks.hosts import engine as eng
 from zrunbook import facts
 
 
+@pytest.mark.negative(invariant="the observer records what a test read and nothing else",
+                      expects="reads before begin, after end and of other files are not recorded")
 @pytest.mark.uses("crypto/token/init-token.sh", "crypto/token/pkcsconf-t.after.out")
 def test_a_snippet_a_facts_table_and_a_negative_case_read_in_this_process_are_recorded_and_nothing_else():
     rec = observe.Recorder()

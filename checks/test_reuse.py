@@ -49,6 +49,8 @@ def test_an_edit_of_a_snippet_the_test_read_runs_it_again_and_one_it_never_read_
     ({"images": {"debian13-amd64": "zrunbook/debian13-amd64:000000000000"}}, "the debian13-amd64 image changed"),
     ({"states": {"debian13-amd64-unknown": "x"}}, "it started from states reuse cannot recompute"),
 ])
+@pytest.mark.negative(invariant="a recorded verdict stands only while its inputs are unchanged",
+                      expects="a failed run, changed code, table or image, or an unknown state runs the test again")
 def test_a_failed_run_changed_code_a_changed_table_or_image_or_an_unknown_state_runs_it_again(change, why):
     assert reuse.why_not(item(), recorded(**change), "debian13-amd64").startswith(why)
 

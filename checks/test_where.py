@@ -21,7 +21,7 @@ def test_where_answers_for_every_snippet_with_its_pages_and_checks():
         assert found.checks, f"{rel}: no check"
 
 
-def test_the_token_init_step_names_its_pages_tests_negatives_and_the_states_it_keys():
+def test_the_token_init_step_names_its_pages_tests_counter_examples_and_the_states_it_keys():
     found = where.where("crypto/token/init-token.sh")
     assert ("how-to/crypto/03-opencryptoki", "snippet") in {(page, kind) for page, _, kind in found.pages}
     assert any(c["checker"] == "testinfra" and c["host"] == "debian13-amd64" and
@@ -55,7 +55,7 @@ def test_a_validator_s_facts_table_is_named():
     assert "facts/db2/clp-keywords.csv" in found.facts, found.facts
 
 
-def test_an_outcome_check_lists_its_negative_tests():
+def test_an_outcome_check_lists_the_tests_that_break_its_snippet():
     found = where.where("crypto/verify/check-tls-protocols.sh")
     assert any("test_the_weakened_target_fails_exactly_the_protocol_hsts_and_file_steps" in n for n in found.negatives)
 

@@ -51,8 +51,10 @@ The model (ComplianceAsCode's test scenarios, whose ``*.fail.sh`` files say in t
   with the box's snippet (checks/test_negatives.py). A test that negates no snippet but a rule of the project's
   own (the harness, the mirror lock, the invariants, ``where``, the ledger) says which rule instead, as a bad
   file's ``checker: invariant`` does: ``@pytest.mark.negative(invariant="the rule", expects="...")``.
-  ``unmarked()`` lists the tests negative by name that declare nothing yet (no mark, and no bad file names them
-  as its ``test``).
+  The snippets a mark names are ones the test checks (``@pytest.mark.snippet``) or runs on its way
+  (``@pytest.mark.uses``: a finding about a step it does not judge). ``unmarked()`` lists the tests negative by name
+  that declare nothing (no mark, and no bad file names them as its ``test``); checks/test_negatives.py holds it
+  empty, so a test negative only by accident of its name is renamed.
 * **The registry and the errata point at the declarations**: a static checker's ``bad`` globs match exactly the
   files whose header names that checker, and an erratum's ``bad form`` declares the erratum's checker
   (checks/test_negatives.py).
@@ -317,6 +319,27 @@ def negative_tests(checks: Path = CHECKS) -> tuple[NegativeTest, ...]:
                                   if kw.arg == INVARIANT and isinstance(kw.value, ast.Constant))
             found.append(NegativeTest(f"{rel}::{node.name}", snippets, expects, per_mark, invariant))
     return tuple(found)
+
+
+@functools.cache
+def uses_marks(checks: Path = CHECKS) -> dict[str, frozenset[str]]:
+    """Test function -> the snippet patterns its ``@pytest.mark.uses`` marks name (on the function and in its module's
+    ``pytestmark``; ast, literal arguments only): a negative may name a snippet the test runs without judging it."""
+    found: dict[str, frozenset[str]] = {}
+    for path in sorted(checks.rglob("test_*.py")):
+        rel = path.relative_to(checks.parent).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module = {a.value for n in tree.body if isinstance(n, ast.Assign)
+                  and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)
+                  for c in ast.walk(n.value) if isinstance(c, ast.Call) and getattr(c.func, "attr", "") == "uses"
+                  for a in c.args if isinstance(a, ast.Constant)}
+        for node in [*tree.body, *(n for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body)]:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                own = {a.value for d in node.decorator_list if isinstance(d, ast.Call)
+                       and getattr(d.func, "attr", "") == "uses" for a in d.args if isinstance(a, ast.Constant)}
+                if own | module:
+                    found[f"{rel}::{node.name}"] = frozenset(own | module)
+    return found
 
 
 def unmarked(checks: Path = CHECKS) -> list[str]:

@@ -88,7 +88,7 @@ def assert_agree(root, expected: dict[str, str] = SNIPPETS) -> None:
     assert in_manifest == expected, in_manifest
 
 
-def test_the_page_and_the_manifest_say_stale_passed_and_failed_alike(root):
+def test_the_page_and_the_manifest_agree_on_every_outcome(root):
     assert_agree(root)
 
 

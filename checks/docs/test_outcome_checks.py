@@ -20,6 +20,8 @@ def test_every_how_to_chapter_has_an_outcome_check():
     assert outcomes.missing_chapters(DOCS) == []
 
 
+@pytest.mark.negative(invariant="every outcome box names its snippet and negative cases the declarations back",
+                      expects="a box whose snippet, results or negatives do not agree is a problem")
 def test_every_outcome_check_names_a_snippet_and_negative_cases_the_declarations_back():
     data = ledger.read(results=None)
     found = outcomes.declared(DOCS)

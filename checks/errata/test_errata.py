@@ -100,6 +100,8 @@ def test_erratum_names_a_page_that_exists(row):
     assert (ROOT / "docs" / f"{row['corrected on']}.md").is_file(), row["corrected on"]
 
 
+@pytest.mark.negative(invariant="every erratum is checked with a bad form or marked for review",
+                      expects="a checked erratum without a bad form or a negative test fails")
 @pytest.mark.parametrize("row", ROWS, ids=ids(ROWS))
 def test_erratum_is_either_checked_with_a_bad_form_or_marked_for_review(row):
     if row["checker"] == REVIEW:
@@ -175,6 +177,8 @@ def collected(test_file: str) -> tuple[str, ...]:
     return tuple(line for line in proc.stdout.splitlines() if "::" in line)
 
 
+@pytest.mark.negative(invariant="an erratum's negative test runs its bad form",
+                      expects="a named test that collects nothing or never runs the bad form fails")
 @pytest.mark.parametrize("row", CHECKED, ids=ids(CHECKED))
 def test_erratum_has_a_negative_test_that_runs_its_bad_form(row):
     assert (ROOT / row["bad form"]).is_file(), row["bad form"]

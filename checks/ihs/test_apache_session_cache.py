@@ -201,6 +201,8 @@ def test_a_later_sessioncache_none_does_not_switch_off_the_distributions_cache(f
     assert counts(result) == {"TLSv1.2": (2, 0), "TLSv1.3": (2, 0)}, output(result)
 
 
+@pytest.mark.negative("ihs/apache/apache-tls-session-cache.conf",
+                      expects="a graceful restart that turns the cache off stops httpd; started again, no resumption")
 @pytest.mark.uses("ihs/apache/apache-tls-session-cache.conf", "ihs/apache/check-session-resumption.sh",
                   "ihs/apache/enable-session-cache-debian.sh")
 def test_a_graceful_restart_that_switches_the_cache_off_stops_httpd(fresh_host):

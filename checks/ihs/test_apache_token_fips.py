@@ -85,6 +85,8 @@ def serve_in_fips_mode(host) -> str:
     return pid
 
 
+@pytest.mark.negative("ihs/apache/openssl-pkcs11-provider-fips-ubuntu-debian.conf",
+                      expects="MD5 is refused under the FIPS configuration")
 @pytest.mark.arch_dependent("the FIPS provider's s390x build and the ICA token")
 @pytest.mark.snippet(FIPS_CONF, CHECK, ENABLE_FIPS, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)

@@ -135,6 +135,8 @@ KeyFile /opt/IBM/HTTPServer/ssl/key.kdb
 """
 
 
+@pytest.mark.negative(invariant="the IHS lint judges ciphers by IBM's table and names the harness where they differ",
+                      expects="a cipher IBM's table does not list for the protocol is rejected")
 @pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf", "ihs/httpd/pkcs11-driver-ubuntu-debian.conf")
 def test_httpd_t_warns_naming_the_harness_where_only_the_harness_refused_a_cipher_ibms_table_lists(host):
     """Where IBM's table and the harness disagree, the lint passes the line and warns, naming the harness and its

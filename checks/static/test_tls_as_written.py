@@ -30,6 +30,10 @@ STUDY = {
 }
 
 
+@pytest.mark.negative("ctg/ctg-ssl-2015.ini", "ihs/apache/apache-tls-2013-equivalent.conf",
+                      "ihs/httpd/httpd-ssl-2013.conf", "was/wsadmin/set-ssl-config-2013.py",
+                      "webseal/conf/webseald-pkcs11-2007.conf",
+                      expects="tls-as-written reports each study configuration's own weaknesses")
 @pytest.mark.uses("ctg/ctg-ssl-2015.ini", "ihs/apache/apache-tls-2013-equivalent.conf", "ihs/httpd/httpd-ssl-2013.conf",
                   "was/wsadmin/set-ssl-config-2013.py", "webseal/conf/webseald-pkcs11-2007.conf")
 @pytest.mark.parametrize("rel", sorted(STUDY))
@@ -46,6 +50,8 @@ def test_a_negative_case_is_rejected(bad):
     assert not any("no TLS server configuration" in p for p in problems), problems  # rejected for its lists
 
 
+@pytest.mark.negative(invariant="the registry's bad globs name every negative case",
+                      expects="a bad file of tls-as-written the registry does not name fails")
 def test_the_registry_names_every_negative_case_of_this_directory():
     bad = {rel for name, rel in registry.bad_cases() if name == "tls-as-written"}
     assert {f"static/bad/tls-as-written/{p.name}" for p in BAD.iterdir()} <= bad

@@ -54,7 +54,7 @@ def test_each_doctor_signature_links_to_a_place_in_the_guide():
 
 @pytest.mark.parametrize(("verdict", "recorded"), [("passed", "passed"), ("failed", "failed"),
                                                      ("cannot tell", "cannot tell"), ("crashed", "failed")])
-def test_the_reports_keep_cannot_tell_apart_from_failed(verdict, recorded):
+def test_the_reports_keep_cannot_tell_as_a_verdict_of_its_own(verdict, recorded):
     """verify.json and verify.html are made from the rows Reports keeps: a step that could not decide stays
     'cannot tell' although its test failed (it used to be recorded as 'failed'); an error inside verify itself
     (here a verdict verify never gives) is a failure with pytest's words."""

@@ -83,6 +83,8 @@ def test_webseald_names_the_token_certificate_and_library_the_certificate_step_c
     assert entries[("ssl", "pkcs11-driver-path")] == [made["crypto"][0]]
 
 
+@pytest.mark.negative("ihs/gskit/create-token-certificate.sh",
+                      expects="the label check fails when the wrapper does not export its labels")
 @pytest.mark.uses("ihs/gskit/create-token-certificate.sh", "webseal/conf/webseald-pkcs11-current.conf",
                   "webseal/token/create-webseal-certificate.sh")
 def test_label_check_fails_when_the_wrapper_does_not_export_its_labels():
