@@ -64,6 +64,19 @@ def run_once(label: str) -> tuple[float, float, str, int]:
     return wall, float(closing[-1].group(2)), closing[-1].group(1), reused[-1] if reused else 0
 
 
+def split() -> tuple[float, float]:
+    """(when the last test that does not read the guide or the tree ended, when the last test ended), in seconds
+    from the first test, from this run's build/check-timeline.tsv; the guide's tests are those whose recorded inputs
+    carry a tree key (checks/reuse.py). (0, 0) when no test ran."""
+    timeline = ROOT / "build" / "check-timeline.tsv"
+    unseen = {t for t, e in json.loads(RESULTS.read_text()).get("inputs", {}).items() if e.get("unseen")}
+    ends = [(row[3], float(row[1]) + float(row[2])) for row in
+            (line.split("\t") for line in timeline.read_text().splitlines()[1:]) if len(row) == 4] \
+        if timeline.is_file() else []
+    own = [end for test, end in ends if test not in unseen]
+    return max(own, default=0.0), max((end for _t, end in ends), default=0.0)
+
+
 def edit(path: Path, n: int) -> None:
     """Append one comment line that no other run wrote, in the file's comment syntax."""
     form = COMMENT.get(path.suffix, "# {}")
@@ -79,7 +92,7 @@ def case(name: str, runs: int, target: float, snippet: str | None) -> dict:
     original = path.read_bytes() if path else None
     print(f"{name}" + (f": snippets/{snippet}" if snippet else ""), flush=True)
     print(f"  load before: {loadavg()}")
-    walls, pytests = [], []
+    walls, pytests, ends = [], [], []
     try:
         for i in range(1, runs + 1):
             if path:
@@ -87,7 +100,11 @@ def case(name: str, runs: int, target: float, snippet: str | None) -> dict:
             wall, own, counts, reused = run_once(f"{name.split()[0]}-{i}")
             walls.append(wall)
             pytests.append(own)
-            print(f"  run {i}: wall {wall:6.1f} s, pytest {own:6.1f} s; {counts}; reused {reused}", flush=True)
+            others, last = split()
+            ends.append((others, last))
+            print(f"  run {i}: wall {wall:6.1f} s, pytest {own:6.1f} s; {counts}; reused {reused}; from the first "
+                  f"test, the last not reading the guide ended at {others:.1f} s, the last at {last:.1f} s",
+                  flush=True)
     finally:
         if path:
             path.write_bytes(original)
@@ -99,7 +116,8 @@ def case(name: str, runs: int, target: float, snippet: str | None) -> dict:
         # the file restored: settle the results for the next case
         wall, own, counts, reused = run_once(f"{name.split()[0]}-settle")
         print(f"  restored and settled: wall {wall:.1f} s; {counts}; reused {reused}", flush=True)
-    return {"case": name, "snippet": snippet, "walls": walls, "pytest": pytests, "target": target}
+    return {"case": name, "snippet": snippet, "walls": walls, "pytest": pytests, "target": target,
+            "ends": ends}
 
 
 def main(argv: list[str]) -> int:

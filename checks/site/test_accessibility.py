@@ -3,25 +3,18 @@ WCAG 2.1 A and AA rules (axe-core as bundled by axe-playwright-python), and the 
 keyboard alone. The fixes are made where the HTML is written (docs/_ext/a11y.py, docs/_static/zrunbook.css);
 no rule is disabled.
 
-In the one-change loop (a plain ``make check``, checks/reuse.py) a page's verdict from an earlier scan stands while
-what axe-core sees of it is unchanged: the page's HTML, every style sheet, script, image and font of the site
-(``_static/``, ``_images/`` and the other ``_`` folders but the downloads and sources), the colour scheme, axe-core's
-and Chromium's versions and this file. After a snippet edit one page is scanned instead of every page twice (about
-540 s of a worker). CI and ``make check ALL=1`` scan every page.
+In the one-change loop a page that passed keeps its verdict while what the browser loads for it is unchanged
+(checks/site/memo.py): after a snippet edit one page is scanned instead of every page twice.
 """
 
 from __future__ import annotations
 
 import collections
-import hashlib
-import json
-from importlib.metadata import version
-from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from checks import reuse
+from checks.site.memo import Memo, page_keys
 
 RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 OPTIONS = {"runOnly": {"type": "tag", "values": RULES}, "resultTypes": ["violations"]}
@@ -34,32 +27,16 @@ def violations(pg) -> list[tuple[str, str, str]]:
     return [(v["id"], v["impact"], n["html"][:120]) for v in found if v["impact"] in SERIOUS for n in v["nodes"]]
 
 
-MEMO = reuse.REPO / "build" / "a11y-passed-pages-{scheme}.json"  # page key -> page, for pages that passed here
-NOT_SEEN = ("_downloads", "_sources")  # what no page loads: the bundle changes with every snippet
-
-
-def page_keys(site: Path, pages: list[str], scheme: str, chromium: str) -> dict[str, str]:
-    """Each page's key: what axe-core sees of it (module docstring)."""
-    common = hashlib.sha256(f"{scheme}\0{version('axe-playwright-python')}\0{chromium}\0".encode()
-                            + Path(__file__).read_bytes())
-    for asset in sorted(p for p in site.rglob("*") if p.is_file() and p.relative_to(site).parts[0].startswith("_")
-                        and p.relative_to(site).parts[0] not in NOT_SEEN):
-        common.update(asset.relative_to(site).as_posix().encode() + b"\0" + asset.read_bytes() + b"\0")
-    return {rel: hashlib.sha256(common.digest() + rel.encode() + b"\0" + (site / rel).read_bytes()).hexdigest()
-            for rel in pages}
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, base_url, site, guide_pages, scheme):
-    keys = page_keys(site, guide_pages, scheme, browser.version)
-    memo_file = Path(str(MEMO).format(scheme=scheme))  # one per scheme: the two may run on two workers at once
-    memo = json.loads(memo_file.read_text(encoding="utf-8")) if reuse.enabled() and memo_file.is_file() else {}
+    memo = Memo(f"axe-{scheme}", page_keys(site, guide_pages, test_file=__file__, browser=browser.version,
+                                           extra=scheme))
     context = browser.new_context(color_scheme=scheme, viewport={"width": 1300, "height": 1000})
     pg = context.new_page()
     by_rule, bad, scanned = collections.Counter(), {}, 0
     checked = guide_pages
     for rel in checked:
-        if memo.get(keys[rel]) == rel:
+        if memo.get(rel) == "passed":
             continue
         pg.goto(f"{base_url}/{rel}")
         found = violations(pg)
@@ -68,11 +45,9 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, base
         if found:
             bad[rel] = found[:3]
         else:
-            memo[keys[rel]] = rel
+            memo.put(rel, "passed")
     context.close()
-    if reuse.enabled():  # the keys of this build's pages that passed, now or before
-        memo_file.write_text(json.dumps({k: rel for rel, k in keys.items() if memo.get(k) == rel}, indent=0),
-                             encoding="utf-8")
+    memo.save()
     print(f"axe-core, rules {', '.join(RULES)}, {scheme} scheme: {len(checked)} pages, {scanned} scanned "
           f"({len(checked) - scanned} unchanged since they passed here), "
           f"{sum(by_rule.values())} serious or critical violations {dict(by_rule)}")
@@ -117,19 +92,19 @@ def test_tabs_copy_button_and_code_work_by_keyboard_alone(page, base_url):
 
 
 def test_a_page_is_scanned_again_when_it_or_what_it_loads_changes(tmp_path):
-    """The loop's page keys (page_keys): an edited page and an edited style sheet change keys; the downloads, which
-    every snippet edit changes and no page loads, do not."""
+    """The loop's page keys (checks/site/memo.py): an edited page and an edited style sheet change keys; the
+    downloads, which every snippet edit changes and no page loads, do not."""
     (tmp_path / "_static").mkdir()
     (tmp_path / "_downloads").mkdir()
     for name, text in (("a.html", "<p>a</p>"), ("b.html", "<p>b</p>"), ("_static/x.css", "p{}"),
                        ("_downloads/bundle.tar.gz", "1")):
         (tmp_path / name).write_text(text, encoding="utf-8")
 
-    def keys():
-        return page_keys(tmp_path, ["a.html", "b.html"], "light", "chromium 1")
+    def keys(scheme="light"):
+        return page_keys(tmp_path, ["a.html", "b.html"], test_file=__file__, browser="chromium 1", extra=scheme)
 
     before = keys()
-    assert before != page_keys(tmp_path, ["a.html", "b.html"], "dark", "chromium 1")
+    assert before != keys("dark")
     (tmp_path / "_downloads/bundle.tar.gz").write_text("2", encoding="utf-8")
     assert keys() == before
     (tmp_path / "a.html").write_text("<p>a, edited</p>", encoding="utf-8")
@@ -138,3 +113,24 @@ def test_a_page_is_scanned_again_when_it_or_what_it_loads_changes(tmp_path):
     assert edited["b.html"] == before["b.html"]
     (tmp_path / "_static/x.css").write_text("p{color:red}", encoding="utf-8")
     assert keys()["b.html"] != edited["b.html"]
+
+
+def test_a_kept_page_result_stands_only_for_its_key_and_only_in_the_loop(monkeypatch):
+    """Memo: a result is found again under the page's key; a page whose key changed, or a run outside the loop
+    (CI, ALL=1), finds nothing; saving drops the keys of pages this build no longer has."""
+    monkeypatch.setenv("ZR_REUSE", "1")
+    memo = Memo("roundtrip-test", {"a.html": "k1", "b.html": "k2"})
+    memo.path.unlink(missing_ok=True)
+    memo.kept = {}
+    memo.put("a.html", "passed")
+    memo.kept["gone"] = {"page": "c.html", "result": "passed"}
+    memo.save()
+    try:
+        assert Memo("roundtrip-test", {"a.html": "k1", "b.html": "k2"}).get("a.html") == "passed"
+        assert Memo("roundtrip-test", {"a.html": "k1"}).kept.keys() == {"k1"}
+        assert Memo("roundtrip-test", {"a.html": "k3"}).get("a.html") is None
+        assert Memo("roundtrip-test", {"b.html": "k1"}).get("b.html") is None  # another page with the same bytes
+        monkeypatch.delenv("ZR_REUSE")
+        assert Memo("roundtrip-test", {"a.html": "k1"}).get("a.html") is None
+    finally:
+        memo.path.unlink(missing_ok=True)

@@ -9,6 +9,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
+from checks.site.memo import Memo, page_keys
 from zrunbook import SNIPPETS, registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,16 +26,28 @@ pytestmark = pytest.mark.xdist_group("reader-crawl")
 
 
 @pytest.fixture(scope="module")
-def crawl(open_reader_page, base_url, site):
+def crawl(open_reader_page, browser, base_url, site):
     """Every page (and the search page) visited once in one reader's browser, each until the network is idle: the
-    links in each page's DOM, its download links, and every console error and request that left localhost."""
+    links in each page's DOM, its download links, and every console error and request that left localhost. In the
+    one-change loop a page visited cleanly before (no error, no request out) whose loads are unchanged is not
+    visited again (checks/site/memo.py); the search page, which reads the whole index, always is."""
     pg = open_reader_page()
+    memo = Memo("crawl", page_keys(site, pages(site), test_file=__file__, browser=browser.version))
     links, downloads = {}, {}
     try:
         for rel in pages(site) + ["search.html"]:
+            kept = memo.get(rel) if rel != "search.html" else None
+            if kept is not None:
+                links[rel], downloads[rel] = kept["links"], [f"{base_url}/{d}" for d in kept["downloads"]]
+                continue
+            errors, outside = len(pg.zr_errors), len(pg.zr_outside)
             pg.goto(f"{base_url}/{rel}", wait_until="networkidle")
             links[rel] = pg.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))")
             downloads[rel] = pg.eval_on_selector_all("a.zr-download", "els => els.map(e => e.href)")
+            if rel != "search.html" and (len(pg.zr_errors), len(pg.zr_outside)) == (errors, outside):
+                memo.put(rel, {"links": links[rel],
+                               "downloads": [d.removeprefix(f"{base_url}/") for d in downloads[rel]]})
+        memo.save()
         yield {"links": links, "downloads": downloads, "errors": list(pg.zr_errors), "outside": list(pg.zr_outside)}
     finally:
         pg.context.close()
