@@ -120,8 +120,23 @@ def badges_digest(results: Path = ledger.RESULTS) -> str:
     return hashlib.sha256(json.dumps(outcomes, sort_keys=True).encode()).hexdigest()
 
 
+def fixtures(item) -> set[str]:
+    """The fixtures a test requests, without the names a ``parametrize`` mark gives values directly: pytest lists
+    those among the fixture names too (``site`` in test_apache_tls.py is a site configuration, not the guide)."""
+    direct: set[str] = set()
+    for mark in getattr(item, "iter_markers", lambda name: ())("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        indirect = mark.kwargs.get("indirect", False)
+        given = set(names) if indirect is True else set(indirect) if isinstance(indirect, (list, tuple)) else set()
+        direct |= set(names) - given
+    return set(getattr(item, "fixturenames", ())) - direct
+
+
 def unseen(fixturenames) -> dict[str, str]:
-    """The keys of what a test's unseen fixtures read, recorded with its inputs (``{}`` for a test with none)."""
+    """The keys of what a test's unseen fixtures read (``{}`` for a test with none). The plugin records them from
+    pytest's fixture names, so a test with a parameter named like a guide fixture carries keys that why_not, which
+    asks ``fixtures(item)``, never compares."""
     names = set(fixturenames)
     keys = {"tree": tree_digest()} if names & UNSEEN_FIXTURES else {}
     if names & GUIDE_FIXTURES:
@@ -164,7 +179,7 @@ def why_not(item, entry: dict | None, host_name: str | None) -> str | None:
         return "a timing claim (exclusive_cpu)"
     if not entry or entry.get("outcome") != "passed":
         return "no passing run recorded here"
-    keys = unseen(getattr(item, "fixturenames", ()))
+    keys = unseen(fixtures(item))
     recorded = entry.get("unseen", {})
     for key, why in (("tree", "the tree changed (a guide build, a browser or a copy of the tree reads it)"),
                      ("badges", "the badges the guide shows changed")):
@@ -183,7 +198,7 @@ def why_not(item, entry: dict | None, host_name: str | None) -> str | None:
     marker = item.get_closest_marker("from_state")
     states = dict(entry.get("states", {}))
     # a module's from_state mark reaches its tests on the shared `host` too, which never start from it
-    if marker is not None and host_name is not None and STATE_FIXTURES & set(getattr(item, "fixturenames", ())):
+    if marker is not None and host_name is not None and STATE_FIXTURES & fixtures(item):
         name = f"{host_name}-{marker.args[0].name}"
         if states.pop(name, None) != state_tag(host_name, marker.args[0]):
             return f"the state {name} changed"

@@ -157,6 +157,24 @@ def test_only_a_whole_suite_run_on_every_host_may_forget_checks(monkeypatch, req
     assert whole_suite(SimpleNamespace(getoption=lambda name: require)) is expected
 
 
+@pytest.mark.negative(invariant="only a whole run that ran to its end forgets recorded inputs",
+                      expects="an interrupted or unusable whole run keeps every verdict recorded before it")
+@pytest.mark.parametrize(("status", "expected"), [
+    (pytest.ExitCode.OK, True), (pytest.ExitCode.TESTS_FAILED, True),
+    (pytest.ExitCode.INTERRUPTED, False),  # killed at 03:52 on 2026-11-29, it wiped every recorded input
+    (pytest.ExitCode.INTERNAL_ERROR, False), (pytest.ExitCode.USAGE_ERROR, False)])
+def test_an_interrupted_run_forgets_no_recorded_input(monkeypatch, status, expected):
+    from types import SimpleNamespace
+
+    from checks.zrunbook_plugin import ran_through
+
+    monkeypatch.setenv("ZR_HOSTS", "")
+    assert ran_through(SimpleNamespace(getoption=lambda name: True), status) is expected
+    recorded = {"inputs": {"a": {"outcome": "passed"}, "b": {"outcome": "passed"}}}
+    ledger.record_inputs(recorded, {}, complete=ran_through(SimpleNamespace(getoption=lambda name: True), status))
+    assert set(recorded["inputs"]) == ({"a", "b"} if not expected else set())
+
+
 @pytest.mark.uses("crypto/packages/verify-packages.sh")
 def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_path):
     """make check CHECKS=... after make check: the other snippets' results stay, this one's is replaced."""
@@ -175,7 +193,7 @@ def test_a_narrowed_run_merges_its_results_into_the_file_a_whole_run_wrote(tmp_p
     recorder = ResultsRecorder(config, path)
     recorder.pytest_runtest_logreport(SimpleNamespace(when="call", outcome="passed", nodeid=T1,
                                                       user_properties=[("zr_snippet", [rel, "shellcheck", None])]))
-    recorder.pytest_sessionfinish(None)
+    recorder.pytest_sessionfinish(SimpleNamespace(exitstatus=pytest.ExitCode.OK))
     merged = ledger.load(path)["snippets"]
     assert [r["outcome"] for r in merged[rel]["runs"]] == ["passed"]
     assert merged[other]["runs"] == [run(T2)]  # a narrowed run keeps what it did not run

@@ -194,3 +194,21 @@ def test_a_file_s_imports_are_parsed_again_once_it_changes():
     found = _project_imports(probe)
     assert reuse.REPO / "zrunbook" / "registry.py" in found
     assert reuse.REPO / "zrunbook" / "ledger.py" not in found
+
+
+@pytest.mark.uses("ihs/apache/check-cold-start.sh")
+def test_a_parameter_named_like_a_guide_fixture_is_not_the_guide():
+    """test_apache_tls.py parametrizes `site` with a site configuration: pytest lists it among the fixture names,
+    and the two testssl scans (95-155 s each) were keyed on the whole tree and ran after every edit."""
+    def parametrized(argnames, fixtures, **kwargs):
+        mark = SimpleNamespace(args=(argnames, []), kwargs=kwargs)
+        return SimpleNamespace(path=str(TEST_FILE), fixturenames=list(fixtures), get_closest_marker={}.get,
+                               iter_markers=lambda name: [mark] if name == "parametrize" else [])
+
+    configuration = parametrized("site", ["fresh_host", "site"])
+    assert reuse.fixtures(configuration) == {"fresh_host"}
+    assert reuse.unseen(reuse.fixtures(configuration)) == {}
+    assert reuse.why_not(configuration, recorded(), "debian13-amd64") is None
+    assert reuse.fixtures(parametrized("site, scheme", ["site", "scheme", "page"])) == {"page"}
+    assert reuse.fixtures(parametrized(["site"], ["site"], indirect=True)) == {"site"}  # the fixture, given a value
+    assert set(reuse.unseen(reuse.fixtures(parametrized("scheme", ["browser", "scheme"])))) == {"tree", "badges"}

@@ -204,6 +204,13 @@ def whole_suite(config) -> bool:
     return bool(config.getoption("zr_require_coverage")) and set(selected_hosts()) == set(ALL_HOSTS)
 
 
+def ran_through(config, exitstatus) -> bool:
+    """May this run's recorded inputs replace the earlier ones (forgetting tests it did not run)? Only when it
+    collected the whole suite and ran it to its end: an interrupted run (Ctrl-C, or tox stopping it) knows neither
+    which tests it did not reach nor, under xdist, which verdicts it reused, and once forgot every verdict here."""
+    return whole_suite(config) and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+
+
 class ResultsRecorder:
     """Writes the results at the end of the session (on the xdist controller, which sees every report)."""
 
@@ -286,7 +293,7 @@ class ResultsRecorder:
         ledger.record_runs(data, [self.runs[k] for k in sorted(self.runs)])
         reused = self.reused if self.reused is not None else getattr(self.config, "zr_reused", [])
         ledger.record_inputs(data, {node: {**read, **self.stamp} for node, read in self.inputs.items()},
-                             complete=whole_suite(self.config), kept=reused)
+                             complete=ran_through(self.config, session.exitstatus), kept=reused)
         ledger.mark_reused(data, list(reused), self.stamp)
         ledger.drop_missing(data, self.root)
         ledger.save(data, self.path)

@@ -243,7 +243,7 @@ def test_a_run_on_a_host_built_from_an_unverified_index_is_recorded_and_its_badg
         recorder.pytest_runtest_logreport(SimpleNamespace(
             when="call", outcome="passed", nodeid=f"t[{host}]", duration=1.0,
             user_properties=[("zr_snippet", [rel, "testinfra", host]), ("zr_host_index", [host, index])]))
-    recorder.pytest_sessionfinish(None)
+    recorder.pytest_sessionfinish(SimpleNamespace(exitstatus=0))
     results = json.loads((tmp_path / "results.json").read_text())
     runs = {r["host"]: r for r in results["snippets"][rel]["runs"]}
     assert runs["debian13-s390x"]["index"] == unverified
