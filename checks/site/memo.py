@@ -4,8 +4,9 @@ The guide's tests read the built site in a browser, which the observer cannot se
 tree: any edit runs them again. Two of them visit every page (the accessibility scan, twice, and the reader's crawl),
 about eight minutes of a worker between them. Within such a test, a page's result from an earlier run here stands
 while what the browser loads for it is unchanged: the page's HTML; every style sheet, script, image and font of the
-site (``_static/``, ``_images/`` and the other ``_`` folders but the downloads and page sources, which no page
-loads and which every snippet edit changes); the test's own parameters (a colour scheme); the browser's and
+site (``_static/``, ``_images/`` and the other ``_`` folders but the downloads, the snippet files and the page
+sources, which no page loads and which every snippet edit changes: the first version keyed on ``_snippets/`` too,
+and after a snippet edit scanned every page again); the test's own parameters (a colour scheme); the browser's and
 axe-core's versions and the test file. Only a plain ``make check`` (``ZR_REUSE=1``) keeps results; CI and
 ``make check ALL=1`` visit every page.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from checks import reuse
 
-NOT_LOADED = ("_downloads", "_sources")
+NOT_LOADED = ("_downloads", "_snippets", "_sources")
 
 
 def page_keys(site: Path, pages: list[str], *, test_file: str, browser: str, extra: str = "") -> dict[str, str]:

@@ -93,11 +93,11 @@ def test_tabs_copy_button_and_code_work_by_keyboard_alone(page, base_url):
 
 def test_a_page_is_scanned_again_when_it_or_what_it_loads_changes(tmp_path):
     """The loop's page keys (checks/site/memo.py): an edited page and an edited style sheet change keys; the
-    downloads, which every snippet edit changes and no page loads, do not."""
-    (tmp_path / "_static").mkdir()
-    (tmp_path / "_downloads").mkdir()
+    downloads and the snippet files, which every snippet edit changes and no page loads, do not."""
+    for folder in ("_static", "_downloads", "_snippets/db2"):
+        (tmp_path / folder).mkdir(parents=True)
     for name, text in (("a.html", "<p>a</p>"), ("b.html", "<p>b</p>"), ("_static/x.css", "p{}"),
-                       ("_downloads/bundle.tar.gz", "1")):
+                       ("_downloads/bundle.tar.gz", "1"), ("_snippets/db2/step.clp", "-- 1")):
         (tmp_path / name).write_text(text, encoding="utf-8")
 
     def keys(scheme="light"):
@@ -106,6 +106,7 @@ def test_a_page_is_scanned_again_when_it_or_what_it_loads_changes(tmp_path):
     before = keys()
     assert before != keys("dark")
     (tmp_path / "_downloads/bundle.tar.gz").write_text("2", encoding="utf-8")
+    (tmp_path / "_snippets/db2/step.clp").write_text("-- 2", encoding="utf-8")  # the snippet's download
     assert keys() == before
     (tmp_path / "a.html").write_text("<p>a, edited</p>", encoding="utf-8")
     edited = keys()
