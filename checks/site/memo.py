@@ -43,7 +43,6 @@ class Memo:
         self.keys = keys
         self.kept = json.loads(self.path.read_text(encoding="utf-8")) \
             if reuse.enabled() and self.path.is_file() else {}
-        self.visited = 0
 
     def get(self, rel: str):
         found = self.kept.get(self.keys[rel])
