@@ -154,7 +154,8 @@ install() {
         systemctl start docker
       else
         echo "starting dockerd in the background (log: /var/log/dockerd.log)"
-        nohup "$dockerd_bin" >/var/log/dockerd.log 2>&1 </dev/null &
+        # 9>&-: the daemon outlives this script and must not keep its lock (fd 9), or every later set-up waits
+        nohup "$dockerd_bin" >/var/log/dockerd.log 2>&1 </dev/null 9>&- &
       fi
       for _ in $(seq 60); do
         engine_answers && break

@@ -120,3 +120,43 @@ def test_make_html_as_user_without_root_stops_at_the_sentence(make_tree):
         "zrunbook needs Debian packages that are missing (graphviz): run `sudo bash .ci/prereqs.sh html` once, "
         "then `make html` again.")  # latexmk is the PDF's, not the HTML's
     assert not (make_tree / "build" / "tox-venv").exists()
+
+
+@pytest.mark.negative(invariant="a daemon the set-up starts does not hold the set-up's lock",
+                      expects="a second set-up while the daemon it started runs finishes instead of waiting forever")
+def test_a_dockerd_the_set_up_started_does_not_keep_later_set_ups_waiting(tmp_path):
+    """On a machine without systemd the set-up starts dockerd in the background while it holds its lock (fd 9); a
+    daemon that inherited fd 9 held the lock for as long as it ran, and every later `sudo bash .ci/prereqs.sh`
+    waited on it forever (found 2026-11-29). A stand-in daemon that keeps every descriptor it was given and runs on,
+    and a stand-in client that answers once the daemon has started."""
+    if os.geteuid() != 0:
+        pytest.fail("this case runs the set-up's install branch, which needs root: run the checks as root")
+    if Path("/run/systemd/system").is_dir():
+        pytest.fail("this machine runs systemd, so the set-up would start docker with systemctl, not this branch")
+    started = tmp_path / "started"
+    client = tmp_path / "docker"
+    client.write_text(f"#!/bin/sh\n[ -e {started} ] || {{ echo 'Cannot connect to the Docker daemon' >&2; exit 1; }}\n")
+    client.chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dockerd").write_text(f"#!/bin/sh\necho $$ > {started}\nexec sleep 120\n")
+    (bin_dir / "dockerd").chmod(0o755)
+    env = {"ZR_ENGINE": str(client), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    first = run(["bash", ".ci/prereqs.sh", "hosts"], ROOT, **env)
+    daemon = int(started.read_text()) if started.exists() else None
+    try:
+        assert first.returncode == 0, first.stdout + first.stderr
+        assert "starting dockerd in the background" in first.stdout
+        assert daemon is not None, "the set-up did not start the stand-in daemon"
+        assert Path(f"/proc/{daemon}").exists(), "the stand-in daemon is not running"
+        t0 = time.monotonic()
+        try:
+            second = run(["bash", ".ci/prereqs.sh", "hosts"], ROOT, **env)
+        except subprocess.TimeoutExpired:
+            pytest.fail("a second set-up waited 60 s for the lock the daemon the first one started holds")
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert "nothing is missing" in second.stdout
+        assert time.monotonic() - t0 < 30
+    finally:
+        if daemon is not None:
+            subprocess.run(["kill", str(daemon)], check=False)
