@@ -43,6 +43,9 @@ def loadavg() -> str:
 
 
 LOGS = ROOT / "build" / "bench-loop"
+# The host case: a host snippet with at most 25 tests (declared and observed: 24, four of them on a host).
+# check-token-site-files.sh, the earlier default, has more and reaches a walkthrough state on s390x.
+HOST_SNIPPET = "ihs/httpd/httpd-ssl-session-cache.conf"
 
 
 def run_once(label: str) -> tuple[float, float, str, int]:
@@ -129,7 +132,7 @@ def main(argv: list[str]) -> int:
     cases = {"nothing": ("nothing edited", None),
              "static": ("static snippet edited", os.environ.get("STATIC_SNIPPET",
                                                                 "db2/tuning/autoconfigure-tradedb.clp")),
-             "host": ("host snippet edited", os.environ.get("HOST_SNIPPET", "ihs/apache/check-token-site-files.sh"))}
+             "host": ("host snippet edited", os.environ.get("HOST_SNIPPET", HOST_SNIPPET))}
     wanted = os.environ.get("CASES", "nothing static host").split()
     found = [case(cases[c][0], runs, 20 if c == "nothing" else 60, cases[c][1]) for c in wanted]
     out = ROOT / "build" / "bench-loop.json"
