@@ -17,7 +17,8 @@
 #                                        otherwise one sentence naming the sudo command, and exit 1
 #
 # For the tests only: ZR_PREREQS_MISSING="pkg ..." counts these packages as missing; ZR_DAEMON_PATH is where
-# dockerd is looked for (default: PATH, /usr/sbin, /usr/bin).
+# dockerd is looked for (default: PATH, /usr/sbin, /usr/bin); ZR_PREREQS_NO_SYSTEMD=1 starts dockerd as on a
+# machine without systemd.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -150,7 +151,7 @@ install() {
     local dockerd_bin
     dockerd_bin=$(PATH="$PATH:/usr/sbin:/usr/bin" command -v dockerd || true)
     if [[ -n $dockerd_bin ]]; then
-      if [[ -d /run/systemd/system ]]; then
+      if [[ -d /run/systemd/system && -z ${ZR_PREREQS_NO_SYSTEMD:-} ]]; then
         systemctl start docker
       else
         echo "starting dockerd in the background (log: /var/log/dockerd.log)"

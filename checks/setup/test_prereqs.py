@@ -131,8 +131,6 @@ def test_a_dockerd_the_set_up_started_does_not_keep_later_set_ups_waiting(tmp_pa
     and a stand-in client that answers once the daemon has started."""
     if os.geteuid() != 0:
         pytest.fail("this case runs the set-up's install branch, which needs root: run the checks as root")
-    if Path("/run/systemd/system").is_dir():
-        pytest.fail("this machine runs systemd, so the set-up would start docker with systemctl, not this branch")
     started = tmp_path / "started"
     client = tmp_path / "docker"
     client.write_text(f"#!/bin/sh\n[ -e {started} ] || {{ echo 'Cannot connect to the Docker daemon' >&2; exit 1; }}\n")
@@ -141,7 +139,8 @@ def test_a_dockerd_the_set_up_started_does_not_keep_later_set_ups_waiting(tmp_pa
     bin_dir.mkdir()
     (bin_dir / "dockerd").write_text(f"#!/bin/sh\necho $$ > {started}\nexec sleep 120\n")
     (bin_dir / "dockerd").chmod(0o755)
-    env = {"ZR_ENGINE": str(client), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env = {"ZR_ENGINE": str(client), "PATH": f"{bin_dir}:{os.environ['PATH']}",
+           "ZR_PREREQS_NO_SYSTEMD": "1"}  # the branch for a machine without systemd, on any machine
     first = run(["bash", ".ci/prereqs.sh", "hosts"], ROOT, **env)
     daemon = int(started.read_text()) if started.exists() else None
     try:
