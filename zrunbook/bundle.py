@@ -35,6 +35,14 @@ def manifest(data: dict, root: Path = SNIPPETS) -> list[dict]:
     return rows
 
 
+def _as_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    """Every entry root's, whoever built the bundle: the install step unpacks it with --no-same-owner anyway, and a
+    reader's plain ``tar x`` as root then makes no file another user's."""
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info
+
+
 def write_bundle(out: Path = DEFAULT, results: Path = ledger.RESULTS, site=None,
                  declarations: Path = ledger.DECLARATIONS) -> Path:
     """The archive; with ``site`` (a zrunbook.verify.profile.Profile) also ``site.env``, the profile's values as
@@ -45,20 +53,21 @@ def write_bundle(out: Path = DEFAULT, results: Path = ledger.RESULTS, site=None,
                       indent=1).encode()
     out.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(out, "w:gz") as tar:
-        info = tarfile.TarInfo("zrunbook-snippets/MANIFEST.json")
+        info = _as_root(tarfile.TarInfo("zrunbook-snippets/MANIFEST.json"))
         info.size, info.mtime = len(data), int(time.time())
         tar.addfile(info, io.BytesIO(data))
         for row in rows:
-            tar.add(SNIPPETS / row["path"], arcname=f"zrunbook-snippets/{row['path']}", recursive=False)
+            tar.add(SNIPPETS / row["path"], arcname=f"zrunbook-snippets/{row['path']}", recursive=False,
+                    filter=_as_root)
         rows_file = ("\n".join(fixed_versions.arguments()) + "\n").encode()
-        info = tarfile.TarInfo(f"zrunbook-snippets/{FIXED_ARGS}")
+        info = _as_root(tarfile.TarInfo(f"zrunbook-snippets/{FIXED_ARGS}"))
         info.size, info.mtime, info.mode = len(rows_file), int(time.time()), 0o644
         tar.addfile(info, io.BytesIO(rows_file))
         if site is not None:
             from zrunbook.verify.profile import env_file
 
             env = env_file(site).encode()
-            info = tarfile.TarInfo("zrunbook-snippets/site.env")
+            info = _as_root(tarfile.TarInfo("zrunbook-snippets/site.env"))
             info.size, info.mtime, info.mode = len(env), int(time.time()), 0o644
             tar.addfile(info, io.BytesIO(env))
     out.with_name("MANIFEST.json").write_bytes(data)

@@ -20,23 +20,41 @@ decision by age: certificates of every lifetime in the lifetimes table, just bef
 The same renewal under the Apache page's burst check (16 clients, round after round)
 must fail no handshake; the timer and service pass systemd-analyze verify, and on a host booted with systemd
 (Engine.start's boot) the timer is scheduled in its window and the service retries, renews or stops as the page
-says; the cron line's command runs.
+says; the cron line runs in cron's environment (checks/hosts/cron.py), and without the file's PATH it fails and
+says so. The renewal runs from the snippet bundle as the page's install step installs it (/opt/zrunbook/snippets),
+under a trace of every program's arguments (checks/hosts/argv_trace.py): no PIN in any. The two-key site renews
+each pair with a key like the one it replaces; a copy httpd's user cannot read, or a folder others can write, is
+refused before any key is made; the install step refuses a changed bundle.
 
 amd64 only: Pebble and certbot are in the amd64 host's image only (checks/hosts/Containerfile).
 """
 
 import json
 import re
-import shlex
 import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from checks.hosts import engine as eng
-from checks.hosts.acme import ACME, PEBBLE, start_pebble
-from checks.hosts.apache import CA, TOKEN_KEY, put, serve_token, use_prefork
+from checks.hosts import bundle, cron
+from checks.hosts.acme import (
+    ACME,
+    ENV_FILE,
+    PEBBLE,
+    RENEWAL_STEPS,
+    UNIT,
+    age_served_certificate,
+    booted,
+    install_bundle,
+    served_fingerprint,
+    start_pebble,
+    token_flags,
+    token_labels,
+    unit_state,
+)
+from checks.hosts.apache import TOKEN_KEY, put, serve_token, serve_token_ecdsa, use_prefork
+from checks.hosts.argv_trace import holding, seen, traced
 from checks.hosts.steps import snippet_path
 from checks.hosts.token import ADMIN, PINS, slot_of
 from checks.hosts.util import ok, output
@@ -49,7 +67,6 @@ pytestmark = pytest.mark.only_hosts("debian13-amd64",
 
 RENEW = "daytwo/acme/renew-token-certificate-acme.sh"
 SERVICE, TIMER, CRON = (f"daytwo/acme/renew-token-certificate.{k}" for k in ("service", "timer", "cron"))
-ENV_FILE = "/etc/zrunbook/renew-token-certificate.env"
 OLD = "apachekey"
 SITE = "/etc/apache2/sites-available/tls.conf"
 TEXTFILE = "/tmp/zr-textfile"  # the renewal's metrics (TEXTFILE_DIR), as node_exporter's textfile collector reads them
@@ -83,10 +100,13 @@ print("\n".join(found))
 
 
 def renew(host, *args: str, **env: str):
+    """The renewal as the page runs it: from the snippet bundle its install step put in /opt/zrunbook/snippets."""
+    if host.run(f"test -f {bundle.installed('MANIFEST.json')}").rc != 0:
+        bundle.install(host)
     values = {"TOKEN_ADMIN": ADMIN, "ACME_SERVER": ACME, "ACME_CA_BUNDLE": f"{PEBBLE}/listener.crt",
               "TEXTFILE_DIR": TEXTFILE, **env}
     pairs = " ".join(f"{k}={v}" for k, v in values.items())
-    return host.run(f"install -d -m 0755 {TEXTFILE} && env {pairs} bash {snippet_path(RENEW)} {' '.join(args)}")
+    return host.run(f"install -d -m 0755 {TEXTFILE} && env {pairs} bash {bundle.installed(RENEW)} {' '.join(args)}")
 
 
 def renewal_metrics(host, tmp_path: Path | None = None) -> dict[str, float]:
@@ -122,28 +142,8 @@ def failing_alert_fires(tmp_path: Path, metrics: dict[str, float]) -> list[str]:
     return promtool.rule_tests_problems(tmp_path / "renewal.test.yml")
 
 
-def install_bundle(host) -> None:
-    """The snippets where the units and the cron line expect them (the bundle unpacked in /opt/zrunbook), and the
-    environment file they read, for this test's Pebble."""
-    ok(host, f"install -d /opt/zrunbook /etc/zrunbook && ln -sfn {eng.SNIPPETS_IN_CONTAINER} /opt/zrunbook/snippets")
-    # node_exporter's textfile directory, as Debian's prometheus-node-exporter package makes it
-    ok(host, "install -d -m 0755 /var/lib/prometheus/node-exporter")
-    put(host, ENV_FILE, f"ACME_SERVER={ACME}\nACME_CA_BUNDLE={PEBBLE}/listener.crt\nTOKEN_ADMIN={ADMIN}\n")
-    ok(host, f"chmod 0600 {ENV_FILE}")
 
 
-def served_fingerprint(host) -> str:
-    return host.run("openssl s_client -connect 127.0.0.1:443 -servername www.example.com </dev/null 2>/dev/null"
-                    " | openssl x509 -noout -fingerprint -sha256").stdout.strip()
-
-
-def token_labels(host) -> list[str]:
-    listed = ok(host, f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak list-key all --slot {slot_of(host)}")
-    return sorted(set(re.findall(r'"(apachekey[^"]*)"', listed)))
-
-
-def token_flags(host) -> str:
-    return re.search(r"Flags:\s*(0x[0-9A-Fa-f]+)", ok(host, f"pkcsconf -t -c {slot_of(host)}")).group(1)
 
 
 def site_state(host) -> tuple:
@@ -162,10 +162,16 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     old = served_fingerprint(host)
     assert token_labels(host) == [OLD]
     put(host, "/tmp/zr-scan.py", SCAN)
+    bundle.install(host)  # the page's install step, before the scan's start: its files are the bundle's
     ok(host, "touch /tmp/zr-renewal-start && sleep 1")  # files written from here on are the renewal's
     began = time.monotonic()
-    renewed = renew(host)
+    with traced(host) as execs:
+        renewed = renew(host)
     seconds = time.monotonic() - began
+    # no PIN on any command line, where every user of the host reads it (ps); the trace saw the renewal's programs
+    assert holding(execs, PINS["TOKEN_USER_PIN"]) == [], holding(execs, PINS["TOKEN_USER_PIN"])
+    assert {"certbot", "runuser", "p11sak", "pkcsconf", "openssl"} <= seen(execs), sorted(seen(execs))
+    print(f"{len(execs)} programs started during the renewal, none with the PIN among its arguments")
     assert renewed.rc == 0, output(renewed) + host.run(f"tail -20 {PEBBLE}/pebble.log").stdout
     print(f"\nACME renewal end to end: {seconds:.1f} s")
     new = served_fingerprint(host)
@@ -195,14 +201,14 @@ def test_an_acme_renewal_serves_a_new_token_key_certificate_from_the_ca_and_no_f
     print(f"{scan[0]} files written during the renewal, none with a private key; certificate {dates.split()}")
     assert int(scan[0]) > 0, scan
     assert scan[1:] in ([], [""]), scan
-    # the cron line, run as cron would (its command after the five time fields and the user; logger is a stand-in
-    # writing to a file: the container has no syslog): the certificate is 0 days into its 47, so it is not due
+    # the cron line, as the page installs it, run in cron's environment (checks/hosts/cron.py): the certificate is
+    # 0 days into its 47, so it is not due; the line's output reaches syslog through logger
     install_bundle(host)
-    line = ok(host, f"grep -E '^[0-9]+ [0-9,]+ \\* \\* \\* root ' {snippet_path(CRON)}").strip()
-    ok(host, "install -d /tmp/bin && printf '#!/bin/sh\\ncat >>/tmp/cron.log\\n' >/tmp/bin/logger"
-             " && chmod +x /tmp/bin/logger")
-    ok(host, f"PATH=/tmp/bin:$PATH bash -c {shlex.quote(line.split(' root ', 1)[1])}")
-    assert "is not due yet: renewal from" in ok(host, "cat /tmp/cron.log")
+    cron_file = (SNIPPETS / CRON).read_text(encoding="utf-8")
+    cron.syslog(host)
+    ran = cron.run_line(host, cron_file)
+    assert ran.rc == 0, output(ran)
+    assert "is not due yet: renewal from" in cron.logged(host, "is not due yet")
     assert served_fingerprint(host) == new
     cron_metrics = ok(host, "cat /var/lib/prometheus/node-exporter/zrunbook-renewal-www.example.com.prom")
     assert 'zrunbook_certificate_renewal_last_exit_status{server_name="www.example.com"} 0' in cron_metrics
@@ -300,6 +306,135 @@ def test_a_chain_the_site_does_not_trust_is_not_installed(fresh_host):
     assert "renew: the chain the CA sent does not verify against /etc/ssl/certs/ca-certificates.crt" \
         in refused.stderr, output(refused)
     assert site_state(host) == before
+
+
+def served_by(host, sigalgs: str) -> str:
+    """The certificate the site serves to a client that offers only sigalgs (TLS 1.3), as text."""
+    return ok(host, f"openssl s_client -connect 127.0.0.1:443 -servername www.example.com -sigalgs {sigalgs}"
+                    " </dev/null 2>/dev/null | openssl x509 -noout -text -fingerprint -sha256")
+
+
+@pytest.mark.uses("daytwo/remove-old-token-key.sh", "daytwo/switch-token-certificate.sh",
+                  "ihs/apache/create-token-key-and-csr.sh", "ihs/apache/apache-tls-pkcs11-ecdsa.conf")
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_two_key_site_renews_each_pair_with_a_new_key_of_the_type_it_replaces(fresh_host):
+    """The Apache page's two-key site (RSA and ECDSA, its step 7): one run renews both pairs. Each new key is made
+    like the key it replaces (RSA 2048 stays RSA 2048, ECDSA P-256 stays ECDSA P-256), each certificate is
+    Pebble's, and both old keys leave the token."""
+    host = fresh_host
+    serve_token_ecdsa(host)
+    start_pebble(host)
+    rsa_old, ec_old = served_by(host, "rsa_pss_rsae_sha256"), served_by(host, "ecdsa_secp256r1_sha256")
+    assert token_labels(host) == ["apachekey", "apachekey-ec"]
+    renewed = renew(host)
+    assert renewed.rc == 0, output(renewed) + host.run(f"tail -20 {PEBBLE}/pebble.log").stdout
+    print(f"\n{renewed.stdout}")
+    rsa_new, ec_new = served_by(host, "rsa_pss_rsae_sha256"), served_by(host, "ecdsa_secp256r1_sha256")
+    for old, new, kind in ((rsa_old, rsa_new, "Public-Key: (2048 bit)"), (ec_old, ec_new, "NIST CURVE: P-256")):
+        assert new.split("Fingerprint=")[-1] != old.split("Fingerprint=")[-1]
+        assert kind in new, new
+        assert "Pebble Intermediate" in new, new
+    labels = token_labels(host)
+    assert len(labels) == 2, labels
+    assert not {"apachekey", "apachekey-ec"} & set(labels), labels
+    assert sum(label.startswith("apachekey-ec-") for label in labels) == 1, labels
+    assert renewed.stdout.count("renew: www.example.com serves") == 2, renewed.stdout
+
+
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="the argv trace sees a PIN passed on a command line")
+@pytest.mark.snippet(RENEW, checker="testinfra")
+def test_the_argv_trace_sees_a_pin_on_a_command_line_as_ps_would(fresh_host):
+    """The negative case of the main check's trace: the form the renewal used to run its key check in
+    (runuser ... env TOKEN_USER_PIN=PIN bash ...), run as root and as another user, is caught, and so is a child
+    of a child; a PIN in the environment alone is not on a command line."""
+    host = fresh_host
+    pin = PINS["TOKEN_USER_PIN"]
+    with traced(host) as execs:
+        ok(host, f"runuser -u nobody -- env TOKEN_USER_PIN={pin} true")
+        ok(host, f"bash -c 'sh -c \"echo --pin={pin} >/dev/null\"'")
+        ok(host, f"TOKEN_USER_PIN={pin} runuser -u nobody -- sh -c 'test -n \"$TOKEN_USER_PIN\"'")
+    caught = holding(execs, pin)
+    assert {e.path.rsplit("/", 1)[-1] for e in caught} == {"env", "sh", "runuser", "bash"}, caught
+    assert not any("test -n" in " ".join(e.args) for e in caught), caught
+
+
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="a copy httpd's user cannot read, or a folder others can change, is refused first")
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_snippets_httpds_user_cannot_read_or_others_can_change_are_refused_before_any_key(fresh_host):
+    """Run from the bundle unpacked in root's download folder (0700), the renewal stops before it makes a key,
+    because httpd's user runs the key check after the switch and cannot read it there (the walkthrough's M4). Run
+    from an installed bundle with a folder others can write, it stops too: root runs those files. Nothing changes
+    in either case: the site, its file, the token's keys."""
+    host = fresh_host
+    serve_token(host)
+    before = site_state(host)
+    bundle.copy_in(host, bundle.made())  # /root/dl, 0700, as a reader downloads into root's home
+    ok(host, f"cd {bundle.DL} && tar xzf zrunbook-snippets.tar.gz")
+    env = f"TOKEN_ADMIN={ADMIN} ACME_SERVER={ACME} TEXTFILE_DIR="
+    unread = host.run(f"env {env} bash {bundle.DL}/zrunbook-snippets/{RENEW}")
+    assert unread.rc == 1, output(unread)
+    assert unread.stderr.startswith(f"renew: www-data cannot read {bundle.DL}/zrunbook-snippets/crypto/verify/"
+                                    "check-key-in-token.sh"), output(unread)
+    assert unread.stderr.rstrip().endswith("Nothing was changed."), output(unread)
+    bundle.install(host)
+    ok(host, f"chmod 0777 {bundle.installed('ihs/apache')}")
+    opened = host.run(f"env {env} bash {bundle.installed(RENEW)}")
+    assert opened.rc == 1, output(opened)
+    assert opened.stderr.startswith(f"renew: {bundle.installed('ihs/apache')} can be changed by someone other than"
+                                    " root"), output(opened)
+    assert site_state(host) == before
+
+
+@pytest.mark.negative("daytwo/install-snippet-bundle.sh",
+                      expects="a bundle whose SHA-256 differs from its .sha256 is not installed")
+@pytest.mark.snippet("daytwo/install-snippet-bundle.sh", checker="testinfra")
+def test_the_install_step_refuses_a_changed_bundle_and_installs_nothing(fresh_host, tmp_path):
+    """The install step as the page runs it: the good bundle is installed root's and readable by all, with no file
+    another user can change; a bundle changed after its .sha256 was written (one byte) is refused and the
+    installed one stays as it was; so is a run as another user."""
+    host = fresh_host
+    said = bundle.install(host)
+    assert said.startswith("installed the snippet bundle (SHA-256 "), said
+    assert ok(host, f"find {bundle.INSTALLED} ! -user root -o -perm /022 -print") == ""
+    ok(host, f"runuser -u www-data -- test -r {bundle.installed(RENEW)}")
+    listing = ok(host, f"cd {bundle.INSTALLED} && find . -type f -print0 | sort -z | xargs -0 sha256sum")
+    bad = tmp_path / "zrunbook-snippets.tar.gz"
+    data = bytearray(bundle.made().read_bytes())
+    data[len(data) // 2] ^= 1
+    bad.write_bytes(bytes(data))
+    bad.with_name(f"{bad.name}.sha256").write_bytes(bundle.made().with_name(f"{bad.name}.sha256").read_bytes())
+    bundle.copy_in(host, bad, bad.with_name(f"{bad.name}.sha256"))
+    refused = host.run(f"cd {bundle.DL} && bash {snippet_path(bundle.STEP)} ./zrunbook-snippets.tar.gz")
+    assert refused.rc == 1, output(refused)
+    assert "does not have the SHA-256 in ./zrunbook-snippets.tar.gz.sha256" in refused.stderr, output(refused)
+    assert ok(host, f"cd {bundle.INSTALLED} && find . -type f -print0 | sort -z | xargs -0 sha256sum") == listing
+    ok(host, f"chmod 0755 {bundle.DL}")
+    other = host.run(f"cd {bundle.DL} && runuser -u www-data -- bash {snippet_path(bundle.STEP)}")
+    assert other.rc == 1, output(other)
+    assert "run this as root" in other.stderr, output(other)
+
+
+@pytest.mark.negative("daytwo/acme/renew-token-certificate.cron",
+                      expects="cron's own PATH (/usr/bin:/bin) stops the run at its tools, and the metrics say so")
+@pytest.mark.snippet(CRON, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_the_cron_line_without_its_path_fails_every_run_and_says_so(fresh_host):
+    """The walkthrough's M5: without the cron file's PATH line, cron starts the job with PATH=/usr/bin:/bin, where
+    pkcsconf and runuser are not; the run stops there every time. The metrics file then says 1, so the monitoring
+    page's CertificateRenewalFailing fires (the check above feeds promtool such a file)."""
+    host = fresh_host
+    serve_token(host)
+    install_bundle(host)
+    cron.syslog(host)
+    ran = cron.run_line(host, (SNIPPETS / CRON).read_text(encoding="utf-8"), PATH="/usr/bin:/bin")
+    assert ran.rc == 0, output(ran)  # the line's status is logger's, as cron sees it: only the log and metrics tell
+    assert "renew: pkcsconf is missing" in cron.logged(host, "is missing")
+    metrics = ok(host, "cat /var/lib/prometheus/node-exporter/zrunbook-renewal-www.example.com.prom")
+    assert 'zrunbook_certificate_renewal_last_exit_status{server_name="www.example.com"} 1' in metrics, metrics
 
 
 def analyze(host, *units: str):
@@ -465,7 +600,7 @@ def test_a_token_whose_store_is_read_only_stops_the_renewal_and_loses_nothing(fr
     finally:
         ok(host, f"chmod 0770 {store}")
     assert refused.rc == 1, output(refused)
-    assert "renew: the key step could not make a new key in token IBMICATOK" in refused.stderr, output(refused)
+    assert "renew: the key step could not make a new rsa 2048 key in token IBMICATOK" in refused.stderr, output(refused)
     assert "the site still serves" in refused.stderr, output(refused)
     assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
     assert ok(host, f"ls -la {store}") == listing  # the store is as it was: no object file half written
@@ -541,7 +676,7 @@ def test_a_full_token_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
     print(f"\nthe token took {filled[0]} public data objects, then answered CKR_HOST_MEMORY")
     refused = renew(host)
     assert refused.rc == 1, output(refused)
-    assert "renew: the key step could not make a new key in token IBMICATOK" in refused.stderr, output(refused)
+    assert "renew: the key step could not make a new rsa 2048 key in token IBMICATOK" in refused.stderr, output(refused)
     assert "the site still serves" in refused.stderr, output(refused)
     assert site_state(host) == before  # same certificate served, same site file, only the old key in the token
     metrics = renewal_metrics(host, tmp_path)
@@ -551,41 +686,17 @@ def test_a_full_token_stops_the_renewal_and_loses_nothing(fresh_host, tmp_path):
 
 # --- the timer and the service under a booted systemd ---------------------------------------------------------------
 
-UNIT = "renew-token-certificate.service"
 
 
 @pytest.fixture(params=["debian13-amd64"], ids=str)
 def booted_host(request, zr_host_pool):
-    """A host from the TOKEN_KEY state with systemd as its first process (booted: pkcsslotd and Apache are systemd's
-    units, and Debian's apachectl hands start and stop to systemctl), as on a reader's server."""
-    host = zr_host_pool.start(request.param, state=TOKEN_KEY, boot=True)
-    try:
+    with booted(zr_host_pool, request.param) as host:
         yield host
-    finally:
-        zr_host_pool.remove(host)
 
 
-def unit_state(host, unit: str = UNIT) -> dict[str, str]:
-    props = "ActiveState,SubState,Result,NRestarts,ExecMainStatus,RestartUSecNext"
-    return dict(line.split("=", 1) for line in ok(host, f"systemctl show -p {props} {unit}").splitlines())
 
 
-def age_served_certificate(host, lifetime_days: int, age_days: int) -> None:
-    """The served certificate signed again by the site's test CA with the same key and subject, lifetime_days long
-    and age_days old, and httpd reloaded: the served certificate is then due or not by its own dates."""
-    now = int(ok(host, "date +%s"))
-    begin, end = now - age_days * schedule.DAY, now - (age_days - lifetime_days) * schedule.DAY
-    stamp = [ok(host, f"date -u -d @{t} +%Y%m%d%H%M%SZ").strip() for t in (begin, end)]
-    served = "/etc/ssl/certs/www.example.com.crt"
-    ok(host, f"openssl x509 -in {served} -CA {CA}/ca.crt -CAkey {CA}/ca.key -set_serial 4242"
-             f" -not_before {stamp[0]} -not_after {stamp[1]} -out /tmp/aged.crt && cp /tmp/aged.crt {served}"
-             " && systemctl reload apache2")
-    assert served_fingerprint(host) == ok(host, f"openssl x509 -in {served} -noout -fingerprint -sha256").strip()
-
-
-@pytest.mark.uses("daytwo/remove-old-token-key.sh", "daytwo/switch-token-certificate.sh",
-                  "crypto/verify/check-key-in-token.sh", "crypto/verify/check-token-signs.sh",
-                  "ihs/apache/create-token-key-and-csr.sh")
+@pytest.mark.uses(*RENEWAL_STEPS)
 @pytest.mark.negative("daytwo/acme/renew-token-certificate.service",
                       expects="a failed renewal is retried after 15 minutes, a doubtful PIN (exit 4) is not retried")
 @pytest.mark.negative("daytwo/acme/renew-token-certificate.timer",

@@ -4,8 +4,13 @@
 # CA's HTTP-01 challenge from the running site's document root. Run as root. It reuses the runbook's own steps: the
 # Apache page's key step (a new key in the token and its request, as TOKEN_ADMIN), the day-two switch (graceful
 # reload, refuses a certificate without the new key), the key and signing checks, and the removal of the old key.
+# Each pair the site names (an RSA and an ECDSA certificate with their keys, or one) is renewed in turn, with a new
+# key of the type and size of the key it replaces: RSA of the same size (at least 3072 bits, as 4096, where httpd's
+# OpenSSL configuration runs the FIPS provider: libica refuses smaller RSA keys in FIPS mode), ECDSA on P-256.
+# Root runs this file and its sibling steps, and httpd's user runs the key check: keep them where the bundle's
+# install step puts them (/opt/zrunbook/snippets), root's alone to change and readable by all.
 # Usage: renew-token-certificate-acme.sh [--when-due]
-#   --when-due  renew only once two thirds of the served certificate's lifetime have passed (for a timer or cron).
+#   --when-due  renew a pair only once two thirds of its certificate's lifetime have passed (for a timer or cron).
 #               Not ACME Renewal Information (RFC 9773): certbot 4.0 (Debian 13) has none, and certbot asks it only in
 #               'certbot renew', which does not renew a certificate issued for --csr.
 # Environment: ACME_SERVER (the CA's ACME directory URL, required); TOKEN_ADMIN (the token administrator, a member
@@ -21,8 +26,8 @@
 #   zrunbook_certificate_renewal_last_exit_status                its exit status (below); the monitoring page's
 #                                                                CertificateRenewalFailing alert fires on a non-zero one
 #   zrunbook_certificate_renewal_last_renewed_timestamp_seconds  when a run last installed a new certificate
-#   zrunbook_certificate_renewal_due_timestamp_seconds           when the certificate the site names is due: two
-#                                                                thirds of its lifetime, from its notBefore and notAfter
+#   zrunbook_certificate_renewal_due_timestamp_seconds           when the first certificate the site names is due:
+#                                                                two thirds of its lifetime, from notBefore and notAfter
 # Exit status: 0 renewed (or not due yet), 1 not renewed (the old certificate still serves) or a check after the
 # switch failed (the old key is then kept), 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
 set -euo pipefail
@@ -66,6 +71,9 @@ due_of() {  # CERTIFICATE: when two thirds of its lifetime have passed (seconds 
   end=$(date -d "$(openssl x509 -in "$1" -noout -enddate | cut -d= -f2)" +%s) || return 1
   echo $((start + (end - start) * 2 / 3))
 }
+# The site's pairs, in its order: each SSLCertificateFile line, and the token key its SSLCertificateKeyFile names.
+site_certificates() { sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF"; }
+site_key_files() { sed -n -E 's/^[[:space:]]*SSLCertificateKeyFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF"; }
 renewed_at=""
 write_metrics() {  # EXIT_STATUS
   [[ -n $TEXTFILE_DIR ]] || return 0
@@ -74,16 +82,16 @@ write_metrics() {  # EXIT_STATUS
   if [[ -z $renewed_at && -r $file ]]; then
     renewed_at=$(sed -n 's/^zrunbook_certificate_renewal_last_renewed_timestamp_seconds{.*} \([0-9]*\)$/\1/p' "$file")
   fi
-  cert=$(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF" 2>/dev/null | head -n 1)
-  if [[ -n $cert && -r $cert ]]; then
-    due=$(due_of "$cert" 2>/dev/null) || due=""
-  fi
+  # the earliest of the site's certificates: a two-key site is due when either of its pairs is
+  while read -r cert; do
+    if [[ -r $cert ]] && value=$(due_of "$cert" 2>/dev/null) && [[ -z $due || $value -lt $due ]]; then due=$value; fi
+  done < <(site_certificates 2>/dev/null)
   tmp=$(mktemp "$TEXTFILE_DIR/.zrunbook-renewal.prom.XXXXXX") || { echo "renew: could not write $file." >&2; return 0; }
   # each entry: NAME:VALUE:HELP (the help has no colon); an empty value gives no metric
   for metric in "last_run_timestamp_seconds:$(date +%s):When the last renewal run ended." \
                 "last_exit_status:$1:The last run's exit status (0 renewed or not due, 1 not renewed, 4 PIN doubtful)." \
                 "last_renewed_timestamp_seconds:$renewed_at:When a run last installed a new certificate." \
-                "due_timestamp_seconds:$due:When two thirds of the served certificate's lifetime have passed."; do
+                "due_timestamp_seconds:$due:When two thirds of the first served certificate's lifetime have passed."; do
     name=zrunbook_certificate_renewal_${metric%%:*} value=${metric#*:}
     value=${value%%:*}
     [[ -n $value ]] || continue
@@ -95,13 +103,13 @@ write_metrics() {  # EXIT_STATUS
   fi
 }
 # From the key step on, a failure removes the new, unused key again; the old key and certificate are not touched.
-new_label="" made=no switched=no
+new_label="" made=no switched=no old_label="" old_cert="" key_type=rsa
 on_exit() {
   local rc=$?
   rm -rf "${issued:-/nonexistent}"
   if ((rc != 0)) && [[ -n $new_label && $switched == no ]]; then
     # (a key step that failed may have made no key: then there is nothing to remove, and nothing to report)
-    if ! bash "$REMOVE" "$new_label" >/dev/null 2>&1 && [[ $made == yes ]]; then
+    if ! bash "$REMOVE" "$new_label" "$key_type" >/dev/null 2>&1 && [[ $made == yes ]]; then
       echo "renew: remove the unused key $new_label by hand." >&2
     fi
     echo "renew: the site still serves $old_cert with key $old_label." >&2
@@ -110,15 +118,42 @@ on_exit() {
 }
 trap on_exit EXIT
 
-for tool in certbot openssl pkcsconf p11sak runuser flock; do
-  command -v "$tool" >/dev/null || die "$tool is missing: install certbot, openssl, openCryptoki and util-linux."
+for tool in certbot openssl pkcsconf p11sak runuser flock stat; do
+  command -v "$tool" >/dev/null || die "$tool is missing: install certbot, openssl, openCryptoki and util-linux" \
+    "(from cron, give the cron file a PATH with /usr/sbin and /sbin, as the runbook's cron file does)."
 done
 for step in "$KEY_STEP" "$SWITCH" "$REMOVE" "$CHECK_KEY" "$CHECK_SIGNS"; do
   [[ -f $step ]] || die "the runbook's step $step is missing: keep the snippets' folders as the bundle has them."
 done
+# Root runs this file and its sibling steps: a file or folder on their path that someone else can change is a way to
+# root at the next timer run. A folder writable by others is allowed only when it is root's and sticky (/tmp): no
+# one else can rename root's entries in it.
+not_roots_alone() {  # PATH: the first file or folder on PATH's real path, from the file up, that is not root's alone
+  local p owner mode
+  p=$(readlink -f -- "$1") || { echo "$1"; return 0; }
+  while :; do
+    read -r owner mode < <(stat -c '%u %a' -- "$p") || { echo "$p"; return 0; }
+    if ((owner != 0)) || { ((8#$mode & 8#022)) && ! { [[ -d $p ]] && ((8#$mode & 8#1000)); }; }; then
+      echo "$p"
+      return 0
+    fi
+    [[ $p == / ]] && return 0
+    p=$(dirname -- "$p")
+  done
+}
+for step in "${BASH_SOURCE[0]}" "$KEY_STEP" "$SWITCH" "$REMOVE" "$CHECK_KEY" "$CHECK_SIGNS"; do
+  open=$(not_roots_alone "$step")
+  [[ -z $open ]] || die "$open can be changed by someone other than root, and root runs $step from there:" \
+    "install the snippet bundle with its install step (it makes /opt/zrunbook/snippets root's alone). Nothing was changed."
+done
 [[ -d $WEBROOT ]] || die "the document root $WEBROOT does not exist: set WEBROOT to the folder the site serves on port 80."
 [[ -r $CA_FILE ]] || die "cannot read CA_FILE $CA_FILE, the trust anchors the new chain must verify against."
 [[ -f $SITE_CONF ]] || die "the site file $SITE_CONF does not exist: set SITE_CONF to your TLS site."
+id "$HTTPD_USER" >/dev/null 2>&1 || die "there is no user $HTTPD_USER: set HTTPD_USER to the user httpd runs as."
+# httpd's user runs the key check after the switch: a copy it cannot read (in root's home) would fail only then.
+runuser -u "$HTTPD_USER" -- test -r "$CHECK_KEY" || die "$HTTPD_USER cannot read $CHECK_KEY, which this step runs as" \
+  "that user after the switch: keep the snippets where all may read them, as the bundle's install step does" \
+  "(/opt/zrunbook/snippets). Nothing was changed."
 TOKEN_ADMIN="${TOKEN_ADMIN:-${SUDO_USER:-}}"
 [[ -n $TOKEN_ADMIN && $TOKEN_ADMIN != root ]] || die "set TOKEN_ADMIN to the token administrator, a member of" \
   "pkcs11 other than root: the token tools run as that user, never as root."
@@ -126,22 +161,60 @@ id -nG "$TOKEN_ADMIN" 2>/dev/null | tr ' ' '\n' | grep -qx pkcs11 || die "$TOKEN
   "pkcs11 (or no such user): add the token administrator with the crypto chapter's step."
 export TOKEN_ADMIN TOKEN_LABEL SERVER_NAME PORT SITE_CONF OPENSSL_PKCS11_CONF
 
-# The key the site uses now: the one object= in its SSLCertificateKeyFile line.
-mapfile -t labels < <(sed -n -E 's/^[[:space:]]*SSLCertificateKeyFile[[:space:]]+"?pkcs11:[^"]*object=([^;"]+).*/\1/p' "$SITE_CONF")
-((${#labels[@]} == 1)) || die "$SITE_CONF names ${#labels[@]} token keys; this step renews a site with one."
-old_label=${labels[0]}
-old_cert=$(sed -n -E 's/^[[:space:]]*SSLCertificateFile[[:space:]]+"?([^"[:space:]]+)"?.*/\1/p' "$SITE_CONF" | head -n 1)
-[[ -r $old_cert ]] || die "cannot read the site's certificate $old_cert."
-
-# When due: two thirds of the lifetime of the certificate the site names (a 47-day certificate after 31 days).
-if [[ $when_due == yes ]]; then
-  due=$(due_of "$old_cert") || die "cannot read the dates of $old_cert."
-  end=$(date -d "$(openssl x509 -in "$old_cert" -noout -enddate | cut -d= -f2)" +%s)
-  if (($(date +%s) < due)); then
-    echo "renew: $old_cert is not due yet: renewal from $(date -u -d "@$due" +%FT%TZ), it expires $(date -u -d "@$end" +%FT%TZ)."
-    exit 0
-  fi
+# The site's pairs, each a certificate and the token key after it: one, or an RSA and an ECDSA pair.
+mapfile -t certs < <(site_certificates)
+mapfile -t keys < <(site_key_files)
+((${#certs[@]} > 0 && ${#certs[@]} == ${#keys[@]})) || die "$SITE_CONF has ${#certs[@]} SSLCertificateFile and" \
+  "${#keys[@]} SSLCertificateKeyFile lines: give each certificate its key line."
+# A FIPS site: the kernel's FIPS mode, or httpd's OpenSSL configuration asks for the FIPS provider's algorithms.
+fips=no
+if [[ $(cat /proc/sys/crypto/fips_enabled 2>/dev/null) == 1 ]] ||
+   grep -Eq '^[[:space:]]*default_properties[[:space:]]*=.*fips[[:space:]]*=[[:space:]]*yes' "$OPENSSL_PKCS11_CONF" 2>/dev/null; then
+  fips=yes
 fi
+# key_like CERTIFICATE: the key step's arguments for a key like the certificate's (RSA of its size, at least 4096
+# when it is under 3072 on a FIPS site; ECDSA on P-256, the one curve the key step makes)
+key_like() {
+  local text bits
+  text=$(openssl x509 -in "$1" -noout -text 2>/dev/null) || return 1
+  case $text in
+    *"Public Key Algorithm: rsaEncryption"*)
+      bits=$(sed -n 's/^[[:space:]]*Public-Key: (\([0-9]*\) bit).*/\1/p' <<<"$text" | head -n 1)
+      [[ $bits =~ ^(2048|3072|4096)$ ]] || return 1
+      if [[ $fips == yes ]] && ((bits < 3072)); then bits=4096; fi
+      echo "rsa $bits" ;;
+    *"Public Key Algorithm: id-ecPublicKey"*)
+      grep -qE 'NIST CURVE: P-256|ASN1 OID: prime256v1' <<<"$text" || return 1
+      echo ec ;;
+    *) return 1 ;;
+  esac
+}
+labels=() specs=()
+for i in "${!certs[@]}"; do
+  [[ ${keys[$i]} =~ ^pkcs11:[^\"]*object=([^\;\"]+) ]] || die "the key of ${certs[$i]} is not in a token" \
+    "(${keys[$i]}): this step renews a site whose keys are in the token."
+  labels+=("${BASH_REMATCH[1]}")
+  [[ -r ${certs[$i]} ]] || die "cannot read the site's certificate ${certs[$i]}."
+  spec=$(key_like "${certs[$i]}") || die "${certs[$i]} has a key the key step cannot make again (it makes RSA of 2048," \
+    "3072 or 4096 bits and ECDSA on P-256): renew it by hand. Nothing was changed."
+  specs+=("$spec")
+done
+
+# When due: two thirds of the lifetime of each certificate the site names (a 47-day certificate after 31 days).
+due_pairs=()
+for i in "${!certs[@]}"; do
+  if [[ $when_due == yes ]]; then
+    due=$(due_of "${certs[$i]}") || die "cannot read the dates of ${certs[$i]}."
+    end=$(date -d "$(openssl x509 -in "${certs[$i]}" -noout -enddate | cut -d= -f2)" +%s)
+    if (($(date +%s) < due)); then
+      echo "renew: ${certs[$i]} is not due yet: renewal from $(date -u -d "@$due" +%FT%TZ), it expires" \
+        "$(date -u -d "@$end" +%FT%TZ)."
+      continue
+    fi
+  fi
+  due_pairs+=("$i")
+done
+((${#due_pairs[@]} > 0)) || exit 0
 
 # Before any login: the token's flags, read without a PIN. A wrong PIN counted since the last good login
 # (USER_PIN_COUNT_LOW), one try left (USER_PIN_FINAL_TRY) or a locked PIN stops the renewal here, so a stale PIN
@@ -160,7 +233,8 @@ if ((16#$flags & 0x70000)); then
     "Nothing was changed." >&2
   exit 4
 fi
-# The PIN: the one httpd logs in with (its PIN file, root's alone), or TOKEN_USER_PIN when that agrees with it.
+# The PIN: the one httpd logs in with (its PIN file, root's alone), or TOKEN_USER_PIN when that agrees with it. It
+# reaches the steps below in their environment, never on a command line, where every user could read it (ps).
 pin_file=$(sed -n 's/^[[:space:]]*pkcs11-module-token-pin[[:space:]]*=[[:space:]]*file://p' "$OPENSSL_PKCS11_CONF" | tail -n 1)
 if [[ -n $pin_file && -r $pin_file ]]; then
   file_pin=$(<"$pin_file")
@@ -174,53 +248,63 @@ fi
 : "${TOKEN_USER_PIN:?set TOKEN_USER_PIN, because the OpenSSL configuration of httpd names no PIN file this step can read}"
 export TOKEN_USER_PIN
 
-# 1. A new key in the token and its request: the Apache page's key step under a new label. A new key per renewal,
-# as on the day-two page: a key that leaked stops working at the next renewal.
-stamp=$(date -u +%Y%m%d%H%M%S)
-new_label="${old_label%-[0-9]*}-$stamp"
-csr="/etc/ssl/$SERVER_NAME-$stamp.csr"
-new_cert="/etc/ssl/certs/$SERVER_NAME-$stamp.crt"
-KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" rsa >/dev/null ||
-  die "the key step could not make a new key in token $TOKEN_LABEL (above: why; a token that is full or whose" \
-    "store is read-only stops here)."
-made=yes
+for i in "${due_pairs[@]}"; do
+  old_cert=${certs[$i]} old_label=${labels[$i]} new_label="" made=no switched=no
+  read -ra spec <<<"${specs[$i]}"
+  key_type=${spec[0]}
+  # 1. A new key in the token like the one it replaces, and its request: the Apache page's key step under a new
+  # label. A new key per renewal, as on the day-two page: a key that leaked stops working at the next renewal.
+  stamp=$(date -u +%Y%m%d%H%M%S)
+  name=$SERVER_NAME
+  [[ $key_type == ec ]] && name=$SERVER_NAME-ecdsa
+  new_label="${old_label%-[0-9]*}-$stamp"
+  csr="/etc/ssl/$name-$stamp.csr"
+  new_cert="/etc/ssl/certs/$name-$stamp.crt"
+  KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" "${spec[@]}" >/dev/null ||
+    die "the key step could not make a new ${spec[*]} key in token $TOKEN_LABEL (above: why; a token that is full or" \
+      "whose store is read-only stops here)."
+  made=yes
 
-# 2. The CA signs the request after the site answers its HTTP-01 challenge from WEBROOT. certbot writes only
-# certificates here: with --csr it never makes or sees a private key of the site.
-issued=$(mktemp -d)
-[[ -n ${ACME_CA_BUNDLE:-} ]] && export REQUESTS_CA_BUNDLE=$ACME_CA_BUNDLE
-account=(--register-unsafely-without-email)
-[[ -n ${ACME_EMAIL:-} ]] && account=(--email "$ACME_EMAIL")
-if ! log=$(certbot certonly --non-interactive --agree-tos "${account[@]}" --server "$ACME_SERVER" \
-      --csr "$csr" --webroot --webroot-path "$WEBROOT" --cert-path "$issued/cert.pem" \
-      --chain-path "$issued/chain.pem" --fullchain-path "$issued/fullchain.pem" 2>&1); then
-  echo "$log" | grep -iE 'error|detail|fail|type:' | head -n 8 >&2 || true
-  die "the CA did not issue a certificate for $SERVER_NAME (above: certbot's reason; its log is /var/log/letsencrypt)."
-fi
+  # 2. The CA signs the request after the site answers its HTTP-01 challenge from WEBROOT. certbot writes only
+  # certificates here: with --csr it never makes or sees a private key of the site, nor the PIN.
+  issued=$(mktemp -d)
+  [[ -n ${ACME_CA_BUNDLE:-} ]] && export REQUESTS_CA_BUNDLE=$ACME_CA_BUNDLE
+  account=(--register-unsafely-without-email)
+  [[ -n ${ACME_EMAIL:-} ]] && account=(--email "$ACME_EMAIL")
+  if ! log=$(env -u TOKEN_USER_PIN certbot certonly --non-interactive --agree-tos "${account[@]}" \
+        --server "$ACME_SERVER" --csr "$csr" --webroot --webroot-path "$WEBROOT" --cert-path "$issued/cert.pem" \
+        --chain-path "$issued/chain.pem" --fullchain-path "$issued/fullchain.pem" 2>&1); then
+    echo "$log" | grep -iE 'error|detail|fail|type:' | head -n 8 >&2 || true
+    die "the CA did not issue a certificate for $SERVER_NAME (above: certbot's reason; its log is /var/log/letsencrypt)."
+  fi
 
-# 3. The chain must verify against CA_FILE alone (the trust this site's clients use), for a server certificate for
-# SERVER_NAME.
-openssl verify -no-CApath -no-CAstore -CAfile "$CA_FILE" -untrusted "$issued/chain.pem" -purpose sslserver -verify_hostname "$SERVER_NAME" \
-    "$issued/cert.pem" >/dev/null 2>&1 ||
-  die "the chain the CA sent does not verify against $CA_FILE: install the CA's root where the site's clients" \
-    "trust it first. Nothing was installed."
-install -m 0644 "$issued/fullchain.pem" "$new_cert"
+  # 3. The chain must verify against CA_FILE alone (the trust this site's clients use), for a server certificate
+  # for SERVER_NAME.
+  openssl verify -no-CApath -no-CAstore -CAfile "$CA_FILE" -untrusted "$issued/chain.pem" -purpose sslserver \
+      -verify_hostname "$SERVER_NAME" "$issued/cert.pem" >/dev/null 2>&1 ||
+    die "the chain the CA sent does not verify against $CA_FILE: install the CA's root where the site's clients" \
+      "trust it first. Nothing was installed."
+  install -m 0644 "$issued/fullchain.pem" "$new_cert"
+  rm -rf "$issued"
 
-# 4. The switch: refuses a certificate without the new key's public key, reloads gracefully, waits for it.
-bash "$SWITCH" "$new_cert" "$new_label" || die "the switch refused or failed (above: why)."
-switched=yes
+  # 4. The switch: refuses a certificate without the new key's public key, replaces the pair of the same key type,
+  # reloads gracefully, waits for it.
+  bash "$SWITCH" "$new_cert" "$new_label" || die "the switch refused or failed (above: why)."
+  switched=yes
 
-# 5. The outcome, after every renewal: the served key is in the token, the token signs the handshakes; then the old
-# key goes. A failed check stops before the removal, so the old key stays for switching back.
-runuser -u "$HTTPD_USER" -- env TOKEN_USER_PIN="$TOKEN_USER_PIN" TOKEN_LABEL="$TOKEN_LABEL" SERVER_NAME="$SERVER_NAME" \
-    bash "$CHECK_KEY" "localhost:$PORT" ||
-  die "the site serves $new_cert, but its key check failed (above); the old key $old_label is kept."
-signs=0
-SERVICE_USER=$HTTPD_USER TOKEN_LABEL=$TOKEN_LABEL CA_FILE=$CA_FILE SERVER_NAME=$SERVER_NAME \
-    bash "$CHECK_SIGNS" "localhost:$PORT" || signs=$?
-((signs == 0 || signs == 5)) ||
-  die "the site serves $new_cert, but the token signing check failed (above); the old key $old_label is kept."
-bash "$REMOVE" "$old_label"
-renewed_at=$(date +%s)
-echo "renew: $SERVER_NAME serves $new_cert (expires $(openssl x509 -in "$new_cert" -noout -enddate | cut -d= -f2))," \
-  "key $new_label in token $TOKEN_LABEL; $old_label removed."
+  # 5. The outcome, after every renewal: the served keys are in the token, the token signs the handshakes; then the
+  # old key goes. A failed check stops before the removal, so the old key stays for switching back. The key check
+  # runs as httpd's user and takes the PIN from its environment (runuser without --login passes it on).
+  runuser -u "$HTTPD_USER" -- bash "$CHECK_KEY" "localhost:$PORT" ||
+    die "the site serves $new_cert, but its key check failed (above); the old key $old_label is kept."
+  signs=0
+  SERVICE_USER=$HTTPD_USER TOKEN_LABEL=$TOKEN_LABEL CA_FILE=$CA_FILE SERVER_NAME=$SERVER_NAME \
+      bash "$CHECK_SIGNS" "localhost:$PORT" || signs=$?
+  ((signs == 0 || signs == 5)) ||
+    die "the site serves $new_cert, but the token signing check failed (above); the old key $old_label is kept."
+  bash "$REMOVE" "$old_label" "$key_type"
+  renewed_at=$(date +%s)
+  echo "renew: $SERVER_NAME serves $new_cert (expires $(openssl x509 -in "$new_cert" -noout -enddate | cut -d= -f2))," \
+    "key $new_label (${spec[*]}) in token $TOKEN_LABEL; $old_label removed."
+  new_label=""
+done
