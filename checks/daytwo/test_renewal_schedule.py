@@ -53,7 +53,8 @@ def test_the_lifetimes_table_renews_each_lifetime_at_the_schedule_s_two_thirds()
     assert f"renewal at {r.words(r.RENEW_AT)} of it (day)" == r.RENEWAL_COLUMN
 
 
-@pytest.mark.uses("daytwo/acme/renew-token-certificate-acme.sh", "monitor/zrunbook-alerts.yml")
+@pytest.mark.uses("daytwo/acme/renew-token-certificate-acme.sh", "monitor/zrunbook-alerts.yml",
+                  "monitor/check-certificate-expiry.sh")
 def test_the_script_and_the_rules_carry_the_schedule_s_fractions():
     script = (SNIPPETS / RENEW).read_text()
     assert re.findall(r"\(end - start\) \* (\d+) / (\d+)", script) == [
@@ -64,6 +65,10 @@ def test_the_script_and_the_rules_carry_the_schedule_s_fractions():
     assert found, expiry
     assert Fraction(int(found[1]), int(found[2])) == r.EXPIRY_ALERT_AT
     assert r.RENEW_AT < r.EXPIRY_ALERT_AT < 1
+    # verify's expiry check judges the served certificate at the alert's point
+    check = (SNIPPETS / "monitor/check-certificate-expiry.sh").read_text()
+    assert re.findall(r"\(finish - start\) \* (\d+) / (\d+)", check) == [
+        (str(r.EXPIRY_ALERT_AT.numerator), str(r.EXPIRY_ALERT_AT.denominator))], "the expiry check is not EXPIRY_ALERT_AT"
     assert rule("CertificateRenewalFailing")["for"] == r.FAILING_FOR
 
 

@@ -70,3 +70,38 @@ def test_a_ca_that_ends_in_5_days_fails_the_check_while_the_server_certificate_i
         output(r)
     assert "in 4 day(s): less than 30" in r.stderr, output(r)
     assert fresh_host.run(f"CERT_DAYS=3 CA_FILE={ca}/ca.crt {CHECK}").rc == 0  # the server's own is fine
+
+
+def sign_aged(host, lifetime_days: int, age_days: int) -> None:
+    """The served certificate signed again by the site's test CA, lifetime_days long and age_days old; httpd
+    started again with it."""
+    now = int(host.check_output("date +%s"))
+    stamps = [host.check_output(f"date -u -d @{t} +%Y%m%d%H%M%SZ").strip()
+              for t in (now - age_days * 86400, now + (lifetime_days - age_days) * 86400)]
+    served = "/etc/ssl/certs/www.example.com.crt"
+    host.run_expect([0], f"openssl x509 -in {served} -CA {apache.CA}/ca.crt -CAkey {apache.CA}/ca.key -set_serial 47"
+                         f" -not_before {stamps[0]} -not_after {stamps[1]} -out /tmp/aged.crt && cp /tmp/aged.crt {served}")
+    apache.start(host)
+
+
+@pytest.mark.negative("monitor/check-certificate-expiry.sh",
+                      expects="a 47-day certificate past three quarters of its life fails; a fixed 30 days fails it "
+                              "on day 20, before its renewal is due")
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_a_47_day_certificate_passes_until_three_quarters_of_its_life_and_a_fixed_30_days_would_fail_it(fresh_host):
+    """The source review's M-4: with the runbook's own 47-day certificates, a fixed 30 days failed every healthy
+    host from day 17 to the renewal on day 31. Judged as the alert judges (three quarters of the certificate's own
+    lifetime, day 35.25), day 20 passes and day 36 fails; CERT_DAYS=30, the old default, fails day 20."""
+    start_pkcsslotd(fresh_host)
+    ca = apache.serve_token(fresh_host)
+    sign_aged(fresh_host, 47, 20)
+    healthy = fresh_host.run(f"CA_FILE={ca} {CHECK}")
+    assert healthy.rc == 0, output(healthy)
+    fixed = fresh_host.run(f"CERT_DAYS=30 CA_FILE={ca} {CHECK}")
+    assert fixed.rc == 1, output(fixed)
+    assert "in 27 day(s): less than 30; renew it." in fixed.stderr, output(fixed)
+    sign_aged(fresh_host, 47, 36)
+    late = fresh_host.run(f"CA_FILE={ca} {CHECK}")
+    assert late.rc == 1, output(late)
+    assert "serves is past three quarters of its lifetime" in late.stderr, output(late)
+    assert "in 11 day(s)" in late.stderr, output(late)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Proves that the certificate a site serves is valid for CERT_DAYS more days (default 30) and for the name clients
+# Proves that the certificate a site serves is not past three quarters of its own lifetime (the point at which the
+# monitoring page's CertificateExpiresSoon fires; the renewal is due at two thirds), or with CERT_DAYS valid for that
+# many more days, and that it is for the name clients
 # ask for (SERVER_NAME, else HOST): the one clients get, read from one TLS connection with certificate and name
 # checking, not a file that may not be the one loaded, and so is
 # every CA certificate its chain rests on: the ones the server sends and the one in CA_FILE that issued the last of
 # them (a CA that ends first stops every handshake as surely as the server's own). It changes nothing on the
 # server. Run as any user:   bash check-certificate-expiry.sh HOST:PORT [SERVER_NAME]
 # CA_FILE: the PEM file of the CA that signed the server certificate. SIGALGS (optional): the signature schemes to
-# offer (the first list, as for the key check). Exit status: 0 valid for CERT_DAYS days or more, 1 it expires
-# sooner or the connection failed (said which), 2 bad input.
+# offer (the first list, as for the key check). CERT_DAYS (optional): a fixed number of days instead of the three
+# quarters; each CA certificate of the chain must be valid for CERT_DAYS days (default 30). Exit status: 0 good,
+# 1 it is past its point or expires sooner, or the connection failed (said which), 2 bad input.
 set -euo pipefail
 
 die() { echo "check-certificate-expiry: $*" >&2; exit "${2:-1}"; }
@@ -16,6 +19,9 @@ target="${1:-}"
 name="${2:-${target%:*}}"
 days="${CERT_DAYS:-30}"
 [[ $days =~ ^[0-9]+$ ]] || die "CERT_DAYS=$days is not a number of days." 2
+# A 47-day certificate has fewer than 30 days left from day 17, two weeks before its renewal is due (day 31): a fixed
+# 30 days fails every healthy host for those two weeks. Without CERT_DAYS the server certificate is judged by its own
+# lifetime, as the alert judges it.
 : "${CA_FILE:?set CA_FILE to the PEM file of the CA that signed the server certificate}"
 [[ -r "$CA_FILE" ]] || die "cannot read CA_FILE=$CA_FILE." 2
 command -v openssl >/dev/null || die "openssl is missing: install openssl."
@@ -40,8 +46,17 @@ fi
 end=$(openssl x509 -noout -enddate <<<"$pem")
 end=${end#notAfter=}
 left=$(( ($(date -u -d "$end" +%s) - $(date -u +%s)) / 86400 ))
-openssl x509 -noout -checkend $((days * 86400)) <<<"$pem" >/dev/null ||
-  die "the certificate $target ($name) serves expires on $end, in $left day(s): less than $days; renew it."
+if [[ -n ${CERT_DAYS:-} ]]; then
+  openssl x509 -noout -checkend $((days * 86400)) <<<"$pem" >/dev/null ||
+    die "the certificate $target ($name) serves expires on $end, in $left day(s): less than $days; renew it."
+else
+  start=$(date -u -d "$(openssl x509 -noout -startdate <<<"$pem" | cut -d= -f2)" +%s)
+  finish=$(date -u -d "$end" +%s)
+  alert=$((start + (finish - start) * 3 / 4))
+  (($(date -u +%s) < alert)) || die "the certificate $target ($name) serves is past three quarters of its lifetime" \
+    "(since $(date -u -d "@$alert" +%F)); it expires on $end, in $left day(s), and its renewal was due at two thirds:" \
+    "renew it."
+fi
 
 # The CA certificates: those the server sends after its own, and the one in CA_FILE whose subject is the issuer of
 # the last certificate sent (the trust anchor the handshake was checked with).
