@@ -78,7 +78,7 @@ if ! said=$(ssh-keygen -Y verify -f "$allowed" -I "$principal" -n "$namespace" -
     "Anyone who knows the public recipient can make an archive and a manifest that age opens; only the signing key" \
     "makes this signature. Ask who wrote to the backups. Nothing was changed."
 fi
-signer=$(grep -o 'SHA256:[A-Za-z0-9+/]*' <<<"$said" | head -n 1)
+signer=$(grep -o -m 1 'SHA256:[A-Za-z0-9+/]*' <<<"$said" || true)  # 'Good ... signature for ... key SHA256:...'
 want=$(sed -n 's/^archive-sha256: //p' "$held/manifest")
 sums=$(grep -E '^[0-9a-f]{64} ' "$held/manifest" || true)  # sha256 mode owner:group path, one line per file
 folders=$(grep -E '^directory ' "$held/manifest" || true)  # the same for each folder, "directory" for the sha256
