@@ -370,7 +370,8 @@ def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
     serve_token(host)
     daemon = ok(host, "cat /run/opencryptoki/pkcsslotd.pid")
     recipient = make_key(host)
-    refused = host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}")
+    refused = host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} bash {snippet_path(BACKUP)}"
+                       f" {BACKUPS}")
     print(f"\n$ back-up-token.sh {BACKUPS}   (httpd serving with the token's key)\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"The token in {STORE}/{folder} is in use by process "), output(refused)
@@ -381,7 +382,8 @@ def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
     ok(host, "apachectl stop; for i in $(seq 50); do pgrep -x apache2 >/dev/null || break; sleep 0.2; done")
     free = host.run(f"bash {snippet_path(IN_USE)}")
     assert free.stdout == f"No process uses the token in {STORE}/{folder}.\n", output(free)
-    assert host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}").rc == 0
+    assert host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} bash {snippet_path(BACKUP)}"
+                    f" {BACKUPS}").rc == 0
 
 
 @pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
@@ -588,7 +590,8 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
 
     def backup_refused(plant: str, sentence: str) -> None:
         ok(host, f"runuser -u mallory -- sh -c {shlex.quote(plant)}")
-        refused = host.run(f"BACKUP_RECIPIENT={recipient} timeout 120 bash {snippet_path(BACKUP)} /var/backups/again")
+        refused = host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} timeout 120"
+                           f" bash {snippet_path(BACKUP)} /var/backups/again")
         print(f"\n# as mallory: {plant}\n$ back-up-token.sh /var/backups/again\n{refused.stderr}")
         assert refused.rc == 1, output(refused)
         assert refused.stderr.startswith(sentence), output(refused)

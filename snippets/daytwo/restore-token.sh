@@ -55,7 +55,7 @@ as_admin() { (cd / && runuser -u "$TOKEN_ADMIN" -- "$@"); }
   "others than root ($(stat -L -c 'owner %U, mode %a' "$allowed")), and whoever changes it can allow their own key:" \
   "chown root and chmod 644 it. Nothing was changed."
 grep -q "^$principal namespaces=\"$namespace\" " "$allowed" || die "$allowed is not an allowed signers file of" \
-  "make-backup-key.sh (no line for $principal): give KEY_FILE.allowed_signers. Nothing was changed."
+  "make-backup-key.sh (it has no entry for $principal): give KEY_FILE.allowed_signers. Nothing was changed."
 
 # age encrypts to a public recipient and authenticates nothing about the sender: anyone who knows the recipient
 # (it is in every manifest) can make an archive that age opens, and a manifest to match. Only the signature of the
