@@ -198,6 +198,16 @@ def forge(host, archive: str, recipient: str, out: str) -> str:
     return out
 
 
+def assert_refused(result, sentence: str) -> None:
+    """The restore refused with sentence, said that nothing was changed, and printed no secret and no bash error."""
+    assert result.rc == 1, output(result)
+    assert result.stderr.startswith(sentence), output(result)
+    assert result.stderr.rstrip().endswith("Nothing was changed."), output(result)
+    assert result.stdout == "", output(result)
+    assert "AGE-SECRET-KEY-" not in result.stderr, "the secret key was printed"
+    assert "line " not in result.stderr, output(result)
+
+
 def files(host, folder: str) -> str:
     """Every file and folder of the token folder: mode, owner:group and path; then each file's sha256."""
     return ok(host, f"cd {STORE} && find {folder} -printf '%m %u:%g %p\\n' | sort"
@@ -502,11 +512,7 @@ def test_an_archive_and_manifest_forged_with_the_public_recipient_are_refused(fr
         refused = target.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}"
                              f" {ALLOWED}")
         print(f"\n$ REPLACE=yes restore-token.sh {carried} {KEY_FILE} {ALLOWED}   (forged; {change})\n{refused.stderr}")
-        assert refused.rc == 1, output(refused)
-        assert refused.stderr.startswith(sentence), output(refused)
-        assert refused.stderr.rstrip().endswith("Nothing was changed."), output(refused)
-        assert refused.stdout == "", output(refused)
-        assert "line " not in refused.stderr, output(refused)
+        assert_refused(refused, sentence)
         assert state() == before
     assert target.run(f"test -e {STORE}/{folder}/{FORGED_FILE}").rc == 1, "the forgery was restored"
 
@@ -561,11 +567,7 @@ def test_a_swapped_archive_and_a_manifest_signed_by_another_key_are_refused(fres
         refused = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}"
                            f" {allowed}")
         print(f"\n$ REPLACE=yes restore-token.sh {carried} {KEY_FILE} {allowed}\n{refused.stderr}")
-        assert refused.rc == 1, output(refused)
-        assert refused.stderr.startswith(sentence), output(refused)
-        assert refused.stderr.rstrip().endswith("Nothing was changed."), output(refused)
-        assert "AGE-SECRET-KEY-" not in refused.stderr, "the secret key was printed"
-        assert "line " not in refused.stderr, output(refused)
+        assert_refused(refused, sentence)
         assert state() == before
     assert host.run(f"test -e {STORE}/{folder}/{FORGED_FILE}").rc == 1, "the forgery was restored"
 
