@@ -16,8 +16,14 @@ still describes the old token hides the restored public key.
 The archive is encrypted with age to a backup key made by make-backup-key.sh (here on the source host, standing in
 for the offline machine); the restore takes its identity file. Without the key the archive is not a gzip or a tar
 and age does not open it; with another key the restore refuses with a sentence and changes nothing; without a
-recipient the backup writes nothing. A symbolic link or a FIFO a pkcs11 member plants in the token folder makes the
-backup refuse, and an archive holding a symbolic link makes the restore refuse. The negative case
+recipient or a signing key the backup writes nothing. The manifest is signed with the signing key make-backup-key.sh
+made beside the backup key (ssh-keygen -Y sign), and the restore checks it with the allowed signers file before it
+decrypts anything: an archive and a manifest forged with the public recipient alone (age authenticates no sender)
+are refused, and so are a genuine signed manifest beside another archive, a manifest signed by another key or in
+another namespace, and an allowed signers file others may change. The negative case
+checks/daytwo/bad/restore-token-trusts-unsigned-manifest.sh (the restore before the signature) unpacks the forgery.
+A symbolic link or a FIFO a pkcs11 member plants in the token folder makes the backup refuse, and an archive holding
+a symbolic link makes the restore refuse. The negative case
 checks/daytwo/bad/back-up-token-plain-and-follows-links.sh (the script before the change) fails both checks: its
 archive opens without a key, and as root it hashed the root-only file a planted link points to.
 check-pin-strength.sh: an 8-digit PIN, a short one and one of two kinds of characters fail; a mixed one passes.
@@ -62,6 +68,12 @@ KEY = "apachekey"  # the key TOKEN_KEY made
 CERT = "/etc/ssl/certs/www.example.com.crt"  # its certificate, from the page's test CA
 USER_PIN = PINS["TOKEN_USER_PIN"]
 KEY_FILE = "/root/backup-key.txt"  # the secret backup key: on the offline machine, and brought for a restore only
+SIGNING_KEY = f"{KEY_FILE}.signing-key"  # make-backup-key.sh's signing key: offline too, brought for a backup only
+ALLOWED = f"{KEY_FILE}.allowed_signers"  # its public key, which the restore checks the manifest's signature with
+NAMESPACE = "zrunbook-token-backup"
+# the negative case: the restore before the signature, which trusted the plain manifest
+OLD_RESTORE = Path(__file__).resolve().parent / "bad/restore-token-trusts-unsigned-manifest.sh"
+FINGERPRINT = re.compile(r"\bSHA256:[A-Za-z0-9+/]{43}")
 RECIPIENT = re.compile(r"\bage1[0-9a-z]{58}\b")
 
 
@@ -72,6 +84,10 @@ def make_key(host, path: str = KEY_FILE) -> str:
     line = made.stdout.splitlines()[-1]
     assert line.startswith("BACKUP_RECIPIENT=age1"), output(made)
     assert ok(host, f"stat -c %a {path}").strip() == "600"
+    assert ok(host, f"stat -c %a {path}.signing-key").strip() == "600"
+    allowed = ok(host, f"cat {path}.allowed_signers")
+    assert re.fullmatch(rf'token-backup namespaces="{NAMESPACE}" ssh-ed25519 [A-Za-z0-9+/=]+\n', allowed), allowed
+    assert host.run(f"test -e {path}.signing-key.pub").rc == 1, "the public key file was left beside the keys"
     return line.split("=", 1)[1]
 
 
@@ -102,47 +118,94 @@ def target(fresh_host, zr_host_pool):
 
 
 def back_up(host, recipient: str | None = None) -> tuple[str, str]:
-    """back-up-token.sh on host to recipient (a new backup key on host when None); returns the archive's path (its
-    manifest beside it) and what the script said."""
+    """back-up-token.sh on host to recipient (a new backup key on host when None), signed with SIGNING_KEY; returns
+    the archive's path (its manifest and the manifest's signature beside it) and what the script said."""
     recipient = recipient or make_key(host)
-    done = host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}")
+    done = host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} bash {snippet_path(BACKUP)}"
+                    f" {BACKUPS}")
     assert done.rc == 0, output(done)
-    print(f"\n$ BACKUP_RECIPIENT={recipient} back-up-token.sh {BACKUPS}\n{done.stdout}")
+    print(f"\n$ BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} back-up-token.sh {BACKUPS}\n"
+          f"{done.stdout}")
     names = ok(host, f"ls -A {BACKUPS}").split()
-    assert names, "nothing was written"
-    assert all(n.endswith((".tar.gz.age", ".manifest")) for n in names), f"not only the archive and manifest: {names}"
+    assert len(names) == 3, f"not the archive, the manifest and its signature: {names}"
+    assert all(n.endswith((".tar.gz.age", ".manifest", ".manifest.sig")) for n in names), names
     return ok(host, f"ls {BACKUPS}/*.tar.gz.age").strip(), done.stdout
 
 
+def sign_manifest(host, manifest: str, key: str = SIGNING_KEY, namespace: str = NAMESPACE) -> None:
+    """Sign manifest with key as back-up-token.sh does (manifest.sig beside it)."""
+    ok(host, f"rm -f {manifest}.sig && ssh-keygen -Y sign -q -f {key} -n {namespace} {manifest} </dev/null")
+
+
 def shown(text: str) -> str:
-    """The shown output as the page has it: times normalised, the archive's time stamp too."""
-    return normalise_common(RECIPIENT.sub("age1<recipient>", re.sub(r"\b\d{8}T\d{6}Z\b", "<time>", text)))
+    """The shown output as the page has it: times normalised, the archive's time stamp too, and the keys."""
+    text = FINGERPRINT.sub("SHA256:<fingerprint>", RECIPIENT.sub("age1<recipient>", text))
+    return normalise_common(re.sub(r"\b\d{8}T\d{6}Z\b", "<time>", text))
 
 
 def carry(source, target, archive: str, name: str | None = None) -> str:
-    """Copy the archive and its manifest from source to target (under /root/restore), as name when given, and the
-    backup key, as the reader brings it for the restore (mode 600)."""
+    """Copy the archive, its manifest and the manifest's signature (when there is one) from source to target (under
+    /root/restore), as name when given; and the backup key, as the reader brings it for the restore (mode 600), and
+    the allowed signers file (mode 644)."""
     name = name or archive.rsplit("/", 1)[1]
-    for src, suffix in ((archive, ".tar.gz.age"), (archive.removesuffix(".tar.gz.age") + ".manifest", ".manifest")):
+    stem = archive.removesuffix(".tar.gz.age")
+    for src, suffix in ((archive, ".tar.gz.age"), (f"{stem}.manifest", ".manifest"),
+                        (f"{stem}.manifest.sig", ".manifest.sig")):
+        if suffix == ".manifest.sig" and source.run(f"test -e {shlex.quote(src)}").rc != 0:
+            continue
         data = base64.b64decode(ok(source, f"base64 -w0 {shlex.quote(src)}"))
         copy_to(target, data, f"/root/restore/{name.removesuffix('.tar.gz.age')}{suffix}")
     if source is not target:
         copy_to(target, ok(source, f"cat {KEY_FILE}"), KEY_FILE)
-        ok(target, f"chmod 600 {KEY_FILE}")
+        copy_to(target, ok(source, f"cat {ALLOWED}"), ALLOWED)
+        ok(target, f"chmod 600 {KEY_FILE} && chmod 644 {ALLOWED}")
     return f"/root/restore/{name}"
 
 
 def repack(host, archive: str, out: str, change: str, recipient: str) -> str:
     """A copy of archive (decrypted with KEY_FILE into /tmp/repack) changed by the shell command change there, packed
-    and encrypted again to recipient as out, with the manifest's archive-sha256 made to match: what a backup that
-    made such a folder would have written."""
+    and encrypted again to recipient as out, with the manifest's archive-sha256 made to match and the manifest signed
+    with SIGNING_KEY: what a backup that made such a folder would have written."""
     ok(host, f"rm -rf /tmp/repack && mkdir -p /tmp/repack {shlex.quote(out.rsplit('/', 1)[0])}"
              f" && age -d -i {KEY_FILE} {archive} | tar -xpz -C /tmp/repack"
              f" && (cd /tmp/repack && {change})"
              f" && tar -czp -C /tmp/repack $(ls /tmp/repack) | age -r {recipient} -o {out}"
              f" && sed 's/^archive-sha256: .*/archive-sha256: '$(sha256sum {out} | cut -d' ' -f1)/"
              f" {archive.removesuffix('.tar.gz.age')}.manifest > {out.removesuffix('.tar.gz.age')}.manifest")
+    sign_manifest(host, f"{out.removesuffix('.tar.gz.age')}.manifest")
     return out
+
+
+FORGED_FILE = "TOK_OBJ/FORGED00.TOK"  # what the forger adds, so that a restored forgery shows
+
+
+def forge(host, archive: str, recipient: str, out: str) -> str:
+    """What someone who may write to the backup store makes with the public recipient alone (every manifest names
+    it): a token folder of their choosing (here the host's token folder with one object file added, standing for a
+    token whose PINs they know), packed and encrypted to the recipient with age as out, and a manifest to match, made
+    from archive's genuine one. Neither the backup key nor the signing key is used; no signature is written."""
+    folder = FOLDER[arch(host)]
+    work, forged = "/tmp/forge", f"/tmp/forge/{folder}/{FORGED_FILE}"
+    ok(host, f"rm -rf {work} && mkdir -p {work} {shlex.quote(out.rsplit('/', 1)[0])}"
+             f" && cp -a {STORE}/{folder} {work}/ && echo forged > {forged}"
+             f" && chown root:pkcs11 {forged} && chmod 660 {forged}"
+             f" && tar -czp -C {work} {folder} | age -r {recipient} -o {shlex.quote(out)}")
+    digest, added = ok(host, f"sha256sum {shlex.quote(out)} {forged}").split()[0::2]
+    manifest = re.sub(r"^archive-sha256: .*$", f"archive-sha256: {digest}",
+                      ok(host, f"cat {archive.removesuffix('.tar.gz.age')}.manifest"), flags=re.M)
+    copy_to(host, f"{manifest}{added} 660 root:pkcs11 {folder}/{FORGED_FILE}\n",
+            f"{out.removesuffix('.tar.gz.age')}.manifest")
+    return out
+
+
+def assert_refused(result, sentence: str) -> None:
+    """The restore refused with sentence, said that nothing was changed, and printed no secret and no bash error."""
+    assert result.rc == 1, output(result)
+    assert result.stderr.startswith(sentence), output(result)
+    assert result.stderr.rstrip().endswith("Nothing was changed."), output(result)
+    assert result.stdout == "", output(result)
+    assert "AGE-SECRET-KEY-" not in result.stderr, "the secret key was printed"
+    assert "line " not in result.stderr, output(result)
 
 
 def files(host, folder: str) -> str:
@@ -181,9 +244,9 @@ def test_a_restored_token_signs_on_a_new_host_with_the_same_pin_and_the_same_att
     assert target.run(f"test -e {STORE}/{folder}/MK_USER").rc == 1, "the new host's token already has a user PIN"
     assert encrypted(target, carried) == []
     restored = target.run(f"TOKEN_USER_PIN={USER_PIN} TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)}"
-                          f" {carried} {KEY_FILE}")
+                          f" {carried} {KEY_FILE} {ALLOWED}")
     assert restored.rc == 0, output(restored)
-    print(f"$ TOKEN_USER_PIN=... restore-token.sh {carried} {KEY_FILE}\n{restored.stdout}")
+    print(f"$ TOKEN_USER_PIN=... restore-token.sh {carried} {KEY_FILE} {ALLOWED}\n{restored.stdout}")
     assert ok(target, f"stat -c '%a %U:%G' {STORE}").split() == ["770", "root:pkcs11"], "the store was not opened again"
     assert restored.stdout.count(f'"{KEY}"') == 2, output(restored)  # its listing after the login: both halves
 
@@ -228,8 +291,8 @@ def test_an_archive_without_the_master_key_files_is_refused_and_the_new_host_sta
                 + ok(target, f"pkcsconf -t -c {slot_of(target)} | grep -E 'Label|Flags'"))
 
     before = state()
-    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
-    print(f"\n$ restore-token.sh {carried} {KEY_FILE}\n{refused.stderr}")
+    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE} {ALLOWED}")
+    print(f"\n$ restore-token.sh {carried} {KEY_FILE} {ALLOWED}\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: {carried} lacks MK_SO MK_USER of token folder {folder}."), \
         output(refused)
@@ -250,12 +313,12 @@ def test_a_token_that_holds_keys_is_replaced_only_with_replace_yes(fresh_host):
     archive, said = back_up(host)
     assert_shown_output(BACKED_UP, said, shown)
     before = files(host, folder)
-    kept = host.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {archive} {KEY_FILE}")
+    kept = host.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {archive} {KEY_FILE} {ALLOWED}")
     assert kept.rc == 1, output(kept)
     assert f"{STORE}/{folder} holds a token with a user PIN or keys. Set REPLACE=yes" in kept.stderr, output(kept)
     assert files(host, folder) == before
     replaced = host.run(f"REPLACE=yes TOKEN_USER_PIN={USER_PIN} TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)}"
-                        f" {archive} {KEY_FILE}")
+                        f" {archive} {KEY_FILE} {ALLOWED}")
     assert replaced.rc == 0, output(replaced)
     assert_shown_output(RESTORED, replaced.stdout, shown)
     assert files(host, folder) == before
@@ -277,7 +340,7 @@ def test_a_slot_that_reads_the_old_store_format_is_refused_and_nothing_changes(f
     carried = carry(source, target, back_up(source)[0])
     ok(target, OLD_FORMAT_SLOT)
     before = files(target, ".")
-    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    refused = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE} {ALLOWED}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: the archive holds the 3.12 store format, but slot {slot_of(target)} in"
                                      " /etc/opencryptoki/opencryptoki.conf lacks 'tokversion = 3.12'."), output(refused)
@@ -317,7 +380,8 @@ def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
     serve_token(host)
     daemon = ok(host, "cat /run/opencryptoki/pkcsslotd.pid")
     recipient = make_key(host)
-    refused = host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}")
+    refused = host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} bash {snippet_path(BACKUP)}"
+                       f" {BACKUPS}")
     print(f"\n$ back-up-token.sh {BACKUPS}   (httpd serving with the token's key)\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"The token in {STORE}/{folder} is in use by process "), output(refused)
@@ -328,7 +392,8 @@ def test_a_token_that_httpd_uses_is_not_copied_until_httpd_stops(fresh_host):
     ok(host, "apachectl stop; for i in $(seq 50); do pgrep -x apache2 >/dev/null || break; sleep 0.2; done")
     free = host.run(f"bash {snippet_path(IN_USE)}")
     assert free.stdout == f"No process uses the token in {STORE}/{folder}.\n", output(free)
-    assert host.run(f"BACKUP_RECIPIENT={recipient} bash {snippet_path(BACKUP)} {BACKUPS}").rc == 0
+    assert host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} bash {snippet_path(BACKUP)}"
+                    f" {BACKUPS}").rc == 0
 
 
 @pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
@@ -359,13 +424,23 @@ def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written
     source = fresh_host
     recipient = make_key(source)
     daemon = ok(source, "cat /run/opencryptoki/pkcsslotd.pid")
-    for value, sentence in (("", "Set BACKUP_RECIPIENT to the public key (age1...) of your offline backup key"),
-                            (f"$(grep ^AGE-SECRET-KEY- {KEY_FILE})", "BACKUP_RECIPIENT holds a secret key."),
-                            ("age1notakey", "BACKUP_RECIPIENT is not an age public key: 'age1notakey'.")):
-        refused = source.run(f'BACKUP_RECIPIENT="{value}" bash {snippet_path(BACKUP)} {BACKUPS}')
+    ok(source, f"cp {ALLOWED} /root/not-a-key && chmod 600 /root/not-a-key")
+    cases = [(f'BACKUP_RECIPIENT="{value}" BACKUP_SIGNING_KEY={SIGNING_KEY}', sentence) for value, sentence in (
+        ("", "Set BACKUP_RECIPIENT to the public key (age1...) of your offline backup key"),
+        (f"$(grep ^AGE-SECRET-KEY- {KEY_FILE})", "BACKUP_RECIPIENT holds a secret key."),
+        ("age1notakey", "BACKUP_RECIPIENT is not an age public key: 'age1notakey'."))]
+    cases += [(f'BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY="{value}"', sentence) for value, sentence in (
+        ("", "Set BACKUP_SIGNING_KEY to the signing key make-backup-key.sh made beside the backup key"),
+        ("/root/nowhere", "Cannot read the signing key in BACKUP_SIGNING_KEY (/root/nowhere):"),
+        (ALLOWED, f"Refused: the signing key {ALLOWED} may be read by others (mode 644)"),
+        ("/root/not-a-key", "BACKUP_SIGNING_KEY (/root/not-a-key) is not a signing key of make-backup-key.sh"))]
+    for environment, sentence in cases:
+        refused = source.run(f"{environment} bash {snippet_path(BACKUP)} {BACKUPS}")
         assert refused.rc == 1, output(refused)
+        assert refused.stderr.rstrip().endswith("Nothing was copied."), output(refused)
         assert refused.stderr.startswith(sentence), output(refused)
         assert "AGE-SECRET-KEY-" not in refused.stderr, "the secret key was printed"
+        assert "PRIVATE KEY" not in refused.stderr, "the signing key was printed"
         assert source.run(f"ls -A {BACKUPS} 2>/dev/null | grep -q .").rc == 1, "something was written"
         assert ok(source, "cat /run/opencryptoki/pkcsslotd.pid") == daemon, "the slot daemon was touched"
 
@@ -387,21 +462,114 @@ def test_the_archive_opens_only_with_the_backup_key_and_nothing_plain_is_written
     other = "/root/other-key.txt"
     make_key(target, other)  # a backup key, but not the one the archive was made for
     before = files(target, ".")
-    wrong = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {other}")
-    print(f"\n$ restore-token.sh {carried} {other}   (another backup key)\n{wrong.stderr}")
+    wrong = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {other} {ALLOWED}")
+    print(f"\n$ restore-token.sh {carried} {other} {ALLOWED}   (another backup key)\n{wrong.stderr}")
     assert wrong.rc == 1, output(wrong)
     assert wrong.stderr.startswith(f"The identity in {other} does not open {carried} (age: "), output(wrong)
     assert f"Bring the secret key of the recipient the backup was made for: {recipient}." in wrong.stderr
     assert wrong.stderr.rstrip().endswith("Nothing was changed."), output(wrong)
     assert "line " not in wrong.stderr, output(wrong)
-    no_admin = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    no_admin = target.run(f"bash {snippet_path(RESTORE)} {carried} {KEY_FILE} {ALLOWED}")
     assert no_admin.rc == 1, output(no_admin)
     assert no_admin.stderr.startswith("Set TOKEN_ADMIN to the token administrator"), output(no_admin)
     ok(target, f"chmod 644 {KEY_FILE}")
-    open_key = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}")
+    open_key = target.run(f"TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE} {ALLOWED}")
     assert open_key.rc == 1, output(open_key)
     assert open_key.stderr.startswith(f"Refused: {KEY_FILE} may be read by others (mode 644)"), output(open_key)
     assert files(target, ".") == before
+
+
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
+@pytest.mark.negative("daytwo/restore-token.sh",
+                      expects="an archive and a manifest forged with the public recipient alone are refused before "
+                              "anything is decrypted, and nothing is restored")
+@pytest.mark.snippet(RESTORE, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_an_archive_and_manifest_forged_with_the_public_recipient_are_refused(fresh_host, target):
+    """age authenticates no sender: whoever knows the recipient makes an archive the backup key opens. With the
+    genuine signature of another manifest beside the forged one, or with none, the restore refuses and the new host
+    stays as it was. The negative case, the restore before the signature, unpacks the forgery as root."""
+    source, folder = fresh_host, FOLDER[arch(fresh_host)]
+    recipient = make_key(source)
+    archive, _said = back_up(source, recipient)
+    forged = forge(source, archive, recipient, "/tmp/forged/forged.tar.gz.age")
+    listed = ok(source, f"age -d -i {KEY_FILE} {forged} | tar -tz")
+    assert f"{folder}/{FORGED_FILE}" in listed.split(), "the backup key does not open the forgery"
+    ok(source, f"cp {archive.removesuffix('.tar.gz.age')}.manifest.sig /tmp/forged/forged.manifest.sig")
+    carried = carry(source, target, forged)
+    manifest = carried.removesuffix(".tar.gz.age") + ".manifest"
+
+    def state() -> str:
+        return (files(target, ".") + ok(target, f"stat -c '%a %U:%G' {STORE}")
+                + ok(target, "cat /run/opencryptoki/pkcsslotd.pid; ls -d /tmp/tmp.* 2>/dev/null || true")
+                + ok(target, f"pkcsconf -t -c {slot_of(target)} | grep -E 'Label|Flags'"))
+
+    before = state()
+    for change, sentence in (
+            ("true", f"Refused: {manifest} is not signed by the backup's signing key in {ALLOWED} (ssh-keygen: "),
+            (f"rm {manifest}.sig", f"Refused: {manifest}.sig is missing.")):
+        ok(target, change)
+        refused = target.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}"
+                             f" {ALLOWED}")
+        print(f"\n$ REPLACE=yes restore-token.sh {carried} {KEY_FILE} {ALLOWED}   (forged; {change})\n{refused.stderr}")
+        assert_refused(refused, sentence)
+        assert state() == before
+    assert target.run(f"test -e {STORE}/{folder}/{FORGED_FILE}").rc == 1, "the forgery was restored"
+
+    # The negative case: the restore before the signature unpacks the forged token folder.
+    copy_to(target, OLD_RESTORE.read_text(encoding="utf-8"), "/tmp/old/restore-token.sh")
+    copy_to(target, (SNIPPETS / IN_USE).read_text(encoding="utf-8"), "/tmp/old/check-token-not-in-use.sh")
+    old = target.run(f"TOKEN_ADMIN={ADMIN} bash /tmp/old/restore-token.sh {carried} {KEY_FILE}")
+    assert old.rc == 0, output(old)
+    assert target.run(f"test -f {STORE}/{folder}/{FORGED_FILE}").rc == 0, \
+        "the old restore did not unpack the forgery: the negative case no longer shows what the check refuses"
+
+
+@pytest.mark.uses("daytwo/back-up-token.sh", "daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
+@pytest.mark.negative("daytwo/restore-token.sh",
+                      expects="a genuine signed manifest beside another archive, a manifest signed by another key or "
+                              "in another namespace, and an allowed signers file others may change are refused")
+@pytest.mark.snippet(RESTORE, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_swapped_archive_and_a_manifest_signed_by_another_key_are_refused(fresh_host):
+    host, folder = fresh_host, FOLDER[arch(fresh_host)]
+    recipient = make_key(host)
+    archive, _said = back_up(host, recipient)
+    stem, name = archive.removesuffix(".tar.gz.age"), archive.rsplit("/", 1)[1]
+    forged = forge(host, archive, recipient, "/tmp/forged/forged.tar.gz.age")
+    # the genuine manifest and its signature beside another archive that the backup key opens
+    swapped = f"/tmp/swapped/{name}"
+    ok(host, f"mkdir -p /tmp/swapped && cp {stem}.manifest {stem}.manifest.sig /tmp/swapped/ && cp {forged} {swapped}")
+    # the forger's own keys, made by the same script, sign the forged manifest
+    mallory = "/root/mallory-key.txt"
+    make_key(host, mallory)
+    sign_manifest(host, "/tmp/forged/forged.manifest", key=f"{mallory}.signing-key")
+    # the backup's own signing key, in another namespace: a signature made for something else
+    other_use = "/tmp/namespace/forged.tar.gz.age"
+    ok(host, f"mkdir -p /tmp/namespace && cp {forged} /tmp/forged/forged.manifest /tmp/namespace/")
+    sign_manifest(host, "/tmp/namespace/forged.manifest", namespace="file")
+    ok(host, f"cp {ALLOWED} /root/open-allowed && chmod 666 /root/open-allowed")
+    not_signed = "is not signed by the backup's signing key in"
+
+    def state() -> str:
+        return (files(host, folder) + ok(host, f"stat -c '%a %U:%G' {STORE}")
+                + ok(host, "cat /run/opencryptoki/pkcsslotd.pid; ls -d /tmp/tmp.* 2>/dev/null || true"))
+
+    before = state()
+    for carried, allowed, sentence in (
+            (swapped, ALLOWED, f"Refused: {swapped} does not match the sha256 in its signed manifest"),
+            (forged, ALLOWED, f"Refused: /tmp/forged/forged.manifest {not_signed} {ALLOWED} (ssh-keygen: "),
+            (other_use, ALLOWED, f"Refused: /tmp/namespace/forged.manifest {not_signed} {ALLOWED} (ssh-keygen: "),
+            (archive, f"{mallory}.allowed_signers", f"Refused: {stem}.manifest {not_signed} {mallory}.allowed_signers"),
+            (archive, "/root/open-allowed", "Refused: /root/open-allowed may be changed by others than root (owner"
+                                            " root, mode 666)"),
+            (archive, KEY_FILE, f"{KEY_FILE} is not an allowed signers file of make-backup-key.sh")):
+        refused = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {carried} {KEY_FILE}"
+                           f" {allowed}")
+        print(f"\n$ REPLACE=yes restore-token.sh {carried} {KEY_FILE} {allowed}\n{refused.stderr}")
+        assert_refused(refused, sentence)
+        assert state() == before
+    assert host.run(f"test -e {STORE}/{folder}/{FORGED_FILE}").rc == 1, "the forgery was restored"
 
 
 @pytest.mark.uses("daytwo/check-token-not-in-use.sh", "daytwo/make-backup-key.sh")
@@ -424,7 +592,8 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
 
     def backup_refused(plant: str, sentence: str) -> None:
         ok(host, f"runuser -u mallory -- sh -c {shlex.quote(plant)}")
-        refused = host.run(f"BACKUP_RECIPIENT={recipient} timeout 120 bash {snippet_path(BACKUP)} /var/backups/again")
+        refused = host.run(f"BACKUP_RECIPIENT={recipient} BACKUP_SIGNING_KEY={SIGNING_KEY} timeout 120"
+                           f" bash {snippet_path(BACKUP)} /var/backups/again")
         print(f"\n# as mallory: {plant}\n$ back-up-token.sh /var/backups/again\n{refused.stderr}")
         assert refused.rc == 1, output(refused)
         assert refused.stderr.startswith(sentence), output(refused)
@@ -457,8 +626,8 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
     linked = repack(host, archive, "/tmp/linked/linked.tar.gz.age", f"ln -s /root/secret {folder}/TOK_OBJ/ZZ000000.TOK",
                     recipient)
     before = files(host, folder)
-    refused = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {linked} {KEY_FILE}")
-    print(f"\n$ REPLACE=yes restore-token.sh {linked} {KEY_FILE}   (a link in the archive)\n{refused.stderr}")
+    refused = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {linked} {KEY_FILE} {ALLOWED}")
+    print(f"\n$ REPLACE=yes restore-token.sh {linked} {KEY_FILE} {ALLOWED}   (a link in the archive)\n{refused.stderr}")
     assert refused.rc == 1, output(refused)
     assert refused.stderr.startswith(f"Refused: {linked} holds what back-up-token.sh never writes"), output(refused)
     assert f"{folder}/TOK_OBJ/ZZ000000.TOK -> /root/secret" in refused.stderr, output(refused)
@@ -470,7 +639,8 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
     manifest = tampered.removesuffix(".tar.gz.age") + ".manifest"
     copy_to(host, re.sub(rf"^[0-9a-f]{{64}}( .* {folder}/MK_SO)$", "0" * 64 + r"\1", ok(host, f"cat {manifest}"),
                          flags=re.M), manifest)
-    failed = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {tampered} {KEY_FILE}")
+    sign_manifest(host, manifest)  # signed, so that the restore gets as far as the unpacked files
+    failed = host.run(f"REPLACE=yes TOKEN_ADMIN={ADMIN} bash {snippet_path(RESTORE)} {tampered} {KEY_FILE} {ALLOWED}")
     assert failed.rc == 1, output(failed)
     assert failed.stderr.startswith(f"The unpacked files differ from {manifest}: "), output(failed)
     assert ok(host, f"stat -c '%a %U:%G' {STORE}").split() == ["770", "root:pkcs11"], "the store stayed closed"

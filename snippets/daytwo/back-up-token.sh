@@ -2,8 +2,13 @@
 # Backs up the data store of an openCryptoki token that keeps its keys in files (the ICA and the Soft token): the
 # token folder with NVTOK.DAT, MK_SO, MK_USER and TOK_OBJ/, owners and modes kept, as a tar.gz encrypted with age to
 # the public key of a backup key whose secret half stays offline, and a manifest beside it (the recipient, the
-# archive's sha256, and sha256, owner, group and mode of every file). tar streams into age: no unencrypted archive
-# is written, not even for a moment. Run as root: BACKUP_RECIPIENT=age1... back-up-token.sh BACKUP_DIR
+# archive's sha256, and sha256, owner, group and mode of every file), signed with the backup's signing key
+# (ssh-keygen -Y sign) as the manifest's .sig beside it. tar streams into age: no unencrypted archive is written, not
+# even for a moment. Run as root, with the signing key brought for the backup only:
+#   BACKUP_RECIPIENT=age1... BACKUP_SIGNING_KEY=/path/KEY_FILE.signing-key back-up-token.sh BACKUP_DIR
+# Why the signature: anyone who knows the recipient can encrypt an archive of their own to it, and age opens that
+# archive as readily as the backup's. Only the signing key, which make-backup-key.sh made beside the backup key,
+# shows that this host's backup wrote the manifest, and the manifest names the archive's sha256.
 # Why root: stopping the slot daemon (which stops every token on the host) and seeing which processes map the
 # token's memory need it. The token folder, which the pkcs11 group may write, is read with that group's rights only
 # (as nobody, group pkcs11): a symbolic link a member plants there reaches nothing the group cannot read, and the
@@ -15,7 +20,8 @@
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
-(($# == 1)) || die "Usage: BACKUP_RECIPIENT=age1... $0 BACKUP_DIR (a folder for the archive and its manifest)"
+(($# == 1)) || die "Usage: BACKUP_RECIPIENT=age1... BACKUP_SIGNING_KEY=KEY_FILE.signing-key $0 BACKUP_DIR (a folder" \
+  "for the archive, its manifest and the manifest's signature)"
 backup_dir=$1
 store="${OCK_DATA_STORE:-/var/lib/opencryptoki}"
 if [[ $(uname -m) == s390x ]]; then default_dir=lite; else default_dir=swtok; fi
@@ -23,17 +29,33 @@ token_dir="${TOKEN_DIR:-$default_dir}"
 token="$store/$token_dir"
 pidfile=/run/opencryptoki/pkcsslotd.pid
 recipient="${BACKUP_RECIPIENT:-}"
+signing_key="${BACKUP_SIGNING_KEY:-}"
+namespace=zrunbook-token-backup  # the signature's, as make-backup-key.sh allows it and restore-token.sh checks it
 
 [[ -n $recipient ]] || die "Set BACKUP_RECIPIENT to the public key (age1...) of your offline backup key" \
   "(make-backup-key.sh makes one): this script writes no unencrypted archive. Nothing was copied."
 [[ $recipient != AGE-SECRET-KEY-* ]] || die "BACKUP_RECIPIENT holds a secret key. Give its public key (age1...," \
   "what age-keygen -y prints); the secret key belongs offline, not on this host. Nothing was copied."
 [[ $EUID -eq 0 ]] || die "Run this as root: it stops the slot daemon and reads which processes use the token."
-for tool in pkcsslotd age setpriv; do
-  command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki, age and util-linux. Nothing was copied."
+for tool in pkcsslotd age setpriv ssh-keygen; do
+  command -v "$tool" >/dev/null ||
+    die "$tool is missing: install openCryptoki, age, util-linux and openssh-client. Nothing was copied."
 done
 age --encrypt --recipient "$recipient" </dev/null >/dev/null 2>&1 ||
   die "BACKUP_RECIPIENT is not an age public key: '$recipient'. Nothing was copied."
+[[ -n $signing_key ]] || die "Set BACKUP_SIGNING_KEY to the signing key make-backup-key.sh made beside the backup key" \
+  "(KEY_FILE.signing-key), brought to this host for the backup: without a signature the restore cannot tell this" \
+  "backup from one forged with the public recipient. Nothing was copied."
+[[ -f $signing_key && -r $signing_key ]] || die "Cannot read the signing key in BACKUP_SIGNING_KEY ($signing_key):" \
+  "bring KEY_FILE.signing-key from where make-backup-key.sh's keys are kept. Nothing was copied."
+[[ $(stat -L -c %a "$signing_key") == [0-7]00 ]] || die "Refused: the signing key $signing_key may be read by" \
+  "others (mode $(stat -L -c %a "$signing_key")): chmod 600 it, and remove it from this host after the backup." \
+  "Nothing was copied."
+# A private key without a passphrase (the signature is made without a prompt); -P '' never prompts.
+signer=$(ssh-keygen -l -f <(ssh-keygen -y -P '' -f "$signing_key" 2>/dev/null) 2>/dev/null | awk '{ print $2 }') ||
+  signer=
+[[ $signer == SHA256:* ]] || die "BACKUP_SIGNING_KEY ($signing_key) is not a signing key of make-backup-key.sh (an" \
+  "OpenSSH private key without a passphrase; KEY_FILE.signing-key, not the .allowed_signers file). Nothing was copied."
 [[ $token_dir =~ ^[A-Za-z0-9_-][A-Za-z0-9._-]*$ ]] || die "TOKEN_DIR must be a folder name under $store, not '$token_dir'."
 [[ ! -L $token ]] || die "Refused: $token is a symbolic link, which openCryptoki never makes. Nothing was copied."
 [[ -d $token ]] || die "$token does not exist: set TOKEN_DIR to the token's folder (ls $store)."
@@ -81,8 +103,10 @@ name="opencryptoki-$token_dir-$(hostname -s)-$stamp"
 archive="$backup_dir/$name.tar.gz.age"
 manifest="$backup_dir/$name.manifest"
 partial="$archive.partial"
+kept=no  # until the manifest is signed, a failure removes what was written
 finish() {
   rm -f "$partial"
+  if [[ $kept == no ]]; then rm -f "$archive" "$manifest" "$manifest.sig"; fi
   [[ $running == yes ]] || return 0
   if [[ $systemd == yes ]]; then systemctl start pkcsslotd.service; else pkcsslotd; fi
 }
@@ -107,7 +131,8 @@ mv "$partial" "$archive"
 if [[ $(stat -c %s "$token/MK_SO") == 40 ]]; then format=3.12; else format=pre-3.12; fi
 # One line per file and folder, read with the group's rights too: "sha256 (or: directory) mode owner:group path".
 # The manifest holds no secret (a hash does not give back the file, so it lets nobody test a PIN) and stays plain
-# beside the archive: anyone can check a copy, and the restore can check the archive before it decrypts it.
+# beside the archive: anyone can check a copy against it. What makes it the backup's is its signature: the restore
+# checks that first, then the archive's sha256, and only then decrypts.
 if ! sums=$(cd "$store" && as_group find "$token_dir" -type f -exec sha256sum {} +) ||
   ! modes=$(cd "$store" && as_group find "$token_dir" -printf '%y %m %u:%g %p\n' | sort -k4); then
   die "The files of $token could not be read with the pkcs11 group's rights."
@@ -122,11 +147,19 @@ entries=$(awk 'NR == FNR { sum[$2] = $1; next } { print ($1 == "d" ? "directory"
   echo "host: $(hostname -f 2>/dev/null || hostname) ($(uname -m))"
   echo "made: $stamp"
   echo "recipient: $recipient"
+  echo "signing-key: $signer"
   echo "archive-sha256: $(sha256sum "$archive" | cut -d' ' -f1)"
   echo "# sha256 (or: directory) mode owner:group path"
   echo "$entries"
 } >"$manifest"
+# ssh-keygen writes the signature to $manifest.sig (and keeps a file already there, after a question nobody answers).
+rm -f "$manifest.sig"
+if ! said=$(ssh-keygen -Y sign -q -f "$signing_key" -n "$namespace" "$manifest" 2>&1 </dev/null); then
+  die "The manifest could not be signed with $signing_key (ssh-keygen: $said). Nothing was kept."
+fi
+kept=yes
 files=$(grep -c '^[0-9a-f]\{64\} ' "$manifest")
 echo "backed up $token ($files files, store format $format) to $archive"
 echo "encrypted to $recipient: only the secret key of that recipient opens it"
 echo "manifest: $manifest"
+echo "signed: $manifest.sig (signing key $signer); remove the signing key from this host now"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Restores an openCryptoki token from an archive of back-up-token.sh, on the same host or a new one: checks the
-# archive first (the manifest's sha256, that the identity opens it, only plain files and folders, NVTOK.DAT, MK_SO,
-# MK_USER and TOK_OBJ/ present, the slot's store format), puts the token folder in place with its owners and modes,
-# and starts the slot daemon. The PINs are the backup's.
-# Run as root: restore-token.sh ARCHIVE.tar.gz.age IDENTITY_FILE (the manifest ARCHIVE.manifest beside it; the
-# identity file holds the secret backup key, brought to this host for the restore only). REPLACE=yes replaces a
+# archive first (the manifest's signature by the backup's signing key, the archive's sha256 in it, that the identity
+# opens it, only plain files and folders, NVTOK.DAT, MK_SO, MK_USER and TOK_OBJ/ present, the slot's store format),
+# puts the token folder in place with its owners and modes, and starts the slot daemon. The PINs are the backup's.
+# Run as root: restore-token.sh ARCHIVE.tar.gz.age IDENTITY_FILE ALLOWED_SIGNERS (the manifest ARCHIVE.manifest and
+# its signature ARCHIVE.manifest.sig beside it; the identity file holds the secret backup key, brought to this host
+# for the restore only; ALLOWED_SIGNERS is make-backup-key.sh's KEY_FILE.allowed_signers). REPLACE=yes replaces a
 # token that holds keys (the folder is kept as <folder>.before-restore-<time>). With the backup's user PIN in
 # TOKEN_USER_PIN it logs in afterwards and lists the keys. Optional: OCK_DATA_STORE (/var/lib/opencryptoki),
 # OCK_CONF (/etc/opencryptoki/opencryptoki.conf). Needs check-token-not-in-use.sh beside it.
@@ -17,17 +18,21 @@
 set -euo pipefail
 
 die() { echo "$*" >&2; exit 1; }
-(($# == 2)) || die "Usage: $0 ARCHIVE.tar.gz.age IDENTITY_FILE (made by back-up-token.sh, its .manifest beside it;" \
-  "the identity file holds the secret backup key)"
-archive=$1 identity=$2
+(($# == 3)) || die "Usage: $0 ARCHIVE.tar.gz.age IDENTITY_FILE ALLOWED_SIGNERS (the archive made by back-up-token.sh," \
+  "its .manifest and .manifest.sig beside it; the identity file holds the secret backup key; the allowed signers" \
+  "file is the KEY_FILE.allowed_signers make-backup-key.sh wrote)"
+archive=$1 identity=$2 allowed=$3
 manifest="${archive%.tar.gz.age}.manifest"
+signature="$manifest.sig"
+namespace=zrunbook-token-backup principal=token-backup  # as make-backup-key.sh allows and back-up-token.sh signs
 store="${OCK_DATA_STORE:-/var/lib/opencryptoki}"
 conf="${OCK_CONF:-/etc/opencryptoki/opencryptoki.conf}"
 pidfile=/run/opencryptoki/pkcsslotd.pid
 
 [[ $EUID -eq 0 ]] || die "Run this as root: the restored files get back their owners, and the slot daemon restarts."
-for tool in pkcsslotd pkcsconf p11sak age runuser; do
-  command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki, age and util-linux before restoring."
+for tool in pkcsslotd pkcsconf p11sak age runuser ssh-keygen; do
+  command -v "$tool" >/dev/null ||
+    die "$tool is missing: install openCryptoki, age, util-linux and openssh-client before restoring."
 done
 TOKEN_ADMIN="${TOKEN_ADMIN:-${SUDO_USER:-}}"
 [[ -n $TOKEN_ADMIN && $TOKEN_ADMIN != root ]] || die "Set TOKEN_ADMIN to the token administrator, a member of pkcs11" \
@@ -43,21 +48,49 @@ as_admin() { (cd / && runuser -u "$TOKEN_ADMIN" -- "$@"); }
 [[ $(stat -L -c %a "$identity") == [0-7]00 ]] || die "Refused: $identity may be read by others (mode" \
   "$(stat -L -c %a "$identity")): chmod 600 it, and remove it from this host after the restore. Nothing was changed."
 
-# The manifest proves the archive is the one the backup made; it is checked before anything is decrypted.
-[[ -r $manifest ]] || die "The manifest $manifest is missing: without it nothing shows the archive is whole." \
-  "Nothing was changed."
-want=$(sed -n 's/^archive-sha256: //p' "$manifest")
-sums=$(grep -E '^[0-9a-f]{64} ' "$manifest" || true)  # sha256 mode owner:group path, one line per file
-folders=$(grep -E '^directory ' "$manifest" || true)  # the same for each folder, "directory" for the sha256
-[[ -n $sums && -n $folders ]] || die "$manifest lists no files: it is not a manifest of back-up-token.sh. Nothing was changed."
-[[ $want == "$(sha256sum "$archive" | cut -d' ' -f1)" ]] ||
-  die "$archive does not match the sha256 in $manifest: it is not the archive the backup made. Nothing was changed."
-# Only the secret key of the backup's recipient opens the archive; age authenticates what it decrypts.
-if ! why=$(age --decrypt --identity "$identity" --output /dev/null "$archive" 2>&1); then
-  die "The identity in $identity does not open $archive (age: ${why#age: }). Bring the secret key of the" \
-    "recipient the backup was made for: $(sed -n 's/^recipient: //p' "$manifest"). Nothing was changed."
+# The public key the backup's manifest must be signed with. Whoever may change this file may allow their own key.
+[[ -f $allowed && -r $allowed ]] || die "Cannot read the allowed signers file $allowed (make-backup-key.sh's" \
+  "KEY_FILE.allowed_signers). Nothing was changed."
+[[ $(stat -L -c '%U %a' "$allowed") =~ ^root\ [0-7][0-5][0-5]$ ]] || die "Refused: $allowed may be changed by" \
+  "others than root ($(stat -L -c 'owner %U, mode %a' "$allowed")), and whoever changes it can allow their own key:" \
+  "chown root and chmod 644 it. Nothing was changed."
+grep -q "^$principal namespaces=\"$namespace\" " "$allowed" || die "$allowed is not an allowed signers file of" \
+  "make-backup-key.sh (it has no entry for $principal): give KEY_FILE.allowed_signers. Nothing was changed."
+
+# age encrypts to a public recipient and authenticates nothing about the sender: anyone who knows the recipient
+# (it is in every manifest) can make an archive that age opens, and a manifest to match. Only the signature of the
+# backup's signing key shows that back-up-token.sh wrote the manifest; the manifest then names the archive's sha256.
+# Both are checked before anything is decrypted, on root's own copies, so that what was checked is what is used.
+for file in "$manifest" "$signature"; do
+  [[ -f $file && -r $file ]] || die "Refused: $file is missing. Without the manifest and its signature nothing shows" \
+    "that the backup made $archive: anyone who knows the public recipient can make an archive age opens. Nothing" \
+    "was changed."
+done
+held=$(mktemp -d)  # mode 700, root's
+trap 'rm -rf "$held"' EXIT
+if ! cp -- "$manifest" "$held/manifest" || ! cp -- "$signature" "$held/manifest.sig" || ! cp -- "$archive" "$held/archive"
+then
+  die "Could not copy $archive and its manifest to $held. Nothing was changed."
 fi
-unpack() { age --decrypt --identity "$identity" "$archive" | tar "$@" --gzip --file -; }
+if ! said=$(ssh-keygen -Y verify -f "$allowed" -I "$principal" -n "$namespace" -s "$held/manifest.sig" \
+  <"$held/manifest" 2>&1); then
+  die "Refused: $manifest is not signed by the backup's signing key in $allowed (ssh-keygen: ${said//$'\n'/ })." \
+    "Anyone who knows the public recipient can make an archive and a manifest that age opens; only the signing key" \
+    "makes this signature. Ask who wrote to the backups. Nothing was changed."
+fi
+signer=$(grep -o -m 1 'SHA256:[A-Za-z0-9+/]*' <<<"$said" || true)  # 'Good ... signature for ... key SHA256:...'
+want=$(sed -n 's/^archive-sha256: //p' "$held/manifest")
+sums=$(grep -E '^[0-9a-f]{64} ' "$held/manifest" || true)  # sha256 mode owner:group path, one line per file
+folders=$(grep -E '^directory ' "$held/manifest" || true)  # the same for each folder, "directory" for the sha256
+[[ -n $sums && -n $folders ]] || die "$manifest lists no files: it is not a manifest of back-up-token.sh. Nothing was changed."
+[[ $want == "$(sha256sum "$held/archive" | cut -d' ' -f1)" ]] || die "Refused: $archive does not match the sha256 in" \
+  "its signed manifest $manifest: it is not the archive the backup made. Nothing was changed."
+# The secret key of the backup's recipient opens the archive.
+if ! why=$(age --decrypt --identity "$identity" --output /dev/null "$held/archive" 2>&1); then
+  die "The identity in $identity does not open $archive (age: ${why#age: }). Bring the secret key of the" \
+    "recipient the backup was made for: $(sed -n 's/^recipient: //p' "$held/manifest"). Nothing was changed."
+fi
+unpack() { age --decrypt --identity "$identity" "$held/archive" | tar "$@" --gzip --file -; }
 listing=$(unpack --list --verbose 2>/dev/null) || die "$archive does not hold a readable tar.gz archive: nothing was changed."
 
 # One token folder of plain files and folders, and the four parts without which the token cannot open. A symbolic
@@ -160,7 +193,7 @@ start_slotd() {
 # symbolic link in its place. While the slot daemon is stopped the group has no business there: the store is closed
 # to it (no group write) until the new folder is in place, and opened again at the end, also after a failure.
 store_mode=$(stat -c %a "$store") work=
-trap 'if [[ -n $work ]]; then rm -rf "$work"; fi; chmod "$store_mode" "$store"; start_slotd' EXIT
+trap 'if [[ -n $work ]]; then rm -rf "$work"; fi; rm -rf "$held"; chmod "$store_mode" "$store"; start_slotd' EXIT
 chmod g-w,o-w "$store"
 work=$(mktemp -d "$store/.restore.XXXXXX")
 
@@ -185,14 +218,15 @@ if command -v selinuxenabled >/dev/null && selinuxenabled && command -v restorec
   restorecon -R "$token"
 fi
 trap - EXIT
-rm -rf "$work"
+rm -rf "$work" "$held"
 chmod "$store_mode" "$store"
 start_slotd
 for _ in $(seq 50); do as_admin pkcsconf -s >/dev/null 2>&1 && break; sleep 0.2; done
 info=$(as_admin pkcsconf -t -c "$slot" 2>&1) || die "pkcsslotd does not answer after the restore: $info"
 grep -q 'TOKEN_INITIALIZED' <<<"$info" ||
   die "The token in slot $slot is not initialised after the restore: pkcsconf -t -c $slot says: $info"
-echo "restored $token from $archive (slot $slot, store format $format); the token's PINs are those of the backup:"
+echo "restored $token from $archive (slot $slot, store format $format), its manifest signed by $principal" \
+  "($signer); the token's PINs are those of the backup:"
 grep -E '^[[:space:]]*(Label|Model|Flags):' <<<"$info"
 [[ -n ${TOKEN_USER_PIN:-} ]] || exit 0
 # The flags first: no login on a token whose user PIN is locked or at its final try.
