@@ -229,6 +229,7 @@ def sign_in_rhel_fips_mode(host, snippet: str):
 @pytest.mark.only_hosts("debian13-amd64", why="the stand-in for RHEL's FIPS mode tests a property query, not the CPU")
 @pytest.mark.snippet(RHEL_FIPS_CONF, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 def test_rhel_fips_configuration_lets_the_token_key_sign_where_fips_yes_is_the_default(fresh_host):
     """M-1: RHEL's FIPS mode makes fips=yes the default; the page's RHEL FIPS file keeps assume-fips, so the token
     key still signs. Outside FIPS mode (no stand-in) the same file signs too: it can be installed before the switch."""
@@ -245,12 +246,14 @@ def test_rhel_fips_configuration_lets_the_token_key_sign_where_fips_yes_is_the_d
 @pytest.mark.only_hosts("debian13-amd64", why="the stand-in for RHEL's FIPS mode tests a property query, not the CPU")
 @pytest.mark.snippet(RHEL_CONF, RHEL_FIPS_CONF, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 def test_step_2s_rhel_configuration_cannot_use_the_token_key_where_fips_yes_is_the_default(fresh_host):
     serve_token(fresh_host)
     r = sign_in_rhel_fips_mode(fresh_host, RHEL_CONF)
     assert r.rc != 0, output(r)
 
 
+@pytest.mark.snippet(RHEL_FIPS_CONF, RHEL_CONF, checker="pkcs11-library-paths")
 def test_the_rhel_fips_file_is_step_2s_rhel_file_plus_assume_fips():
     """Nothing else differs (comments aside), so the FIPS file cannot drift from step 2's."""
     def settings(snippet):
