@@ -82,8 +82,10 @@ def test_with_prefork_the_token_site_offers_http_1_1_only_as_the_step_and_the_pa
     assert "serves HTTP/2" not in costs
 
 
-@pytest.mark.negative(PREFORK, expects="the old step's note (serves HTTP/2 with severe limits) contradicts the "
-                                       "site, which offers http/1.1 only; under the event MPM the probe gets h2")
+@pytest.mark.negative(
+    "ihs/apache/use-prefork-mpm-debian.sh",
+    expects="the old step's note (serves HTTP/2 with severe limits) contradicts the "
+            "site, which offers http/1.1 only; under the event MPM the probe gets h2")
 @pytest.mark.snippet(PREFORK, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_the_old_mpm_step_says_http2_is_served_while_the_site_offers_http_1_1_only(fresh_host):

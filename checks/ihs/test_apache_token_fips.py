@@ -241,8 +241,10 @@ def test_rhel_fips_configuration_lets_the_token_key_sign_where_fips_yes_is_the_d
     assert r.rc == 0, output(r)
 
 
-@pytest.mark.negative(RHEL_CONF, expects="step 2's RHEL file (no assume-fips) cannot use the token key once fips=yes "
-                                         "is the default, as the page's old instruction 'keep step 2's file' did")
+@pytest.mark.negative(
+    "ihs/apache/openssl-pkcs11-provider-rhel-sles.conf",
+    expects="step 2's RHEL file (no assume-fips) cannot use the token key once fips=yes "
+            "is the default, as the page's old instruction 'keep step 2's file' did")
 @pytest.mark.only_hosts("debian13-amd64", why="the stand-in for RHEL's FIPS mode tests a property query, not the CPU")
 @pytest.mark.snippet(RHEL_CONF, RHEL_FIPS_CONF, checker="apache-tls")
 @pytest.mark.from_state(TOKEN_KEY)

@@ -521,12 +521,14 @@ def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_
     assert ONCE_EXTRACTABLE in key.stderr, output(key)
 
 
-SIGN_ONLY = "ihs/gskit/make-token-key-sign-only.sh"
+SIGN_ONLY = "ihs/token/make-token-key-sign-only.sh"
 
 
 @pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.uses(TEST_CA)
-@pytest.mark.negative(SIGN_ONLY, expects="before the step GSKit's key is wrapped out of the token (CKR_OK)")
+@pytest.mark.negative(
+    "ihs/token/make-token-key-sign-only.sh",
+    expects="before the step GSKit's key is wrapped out of the token (CKR_OK)")
 @pytest.mark.snippet(SIGN_ONLY, checker="testinfra")
 @pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
 def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_attribute_is_cleared(gskit_host):

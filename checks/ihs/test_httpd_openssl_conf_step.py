@@ -54,8 +54,10 @@ def test_the_step_is_idempotent_and_switches_to_fips_and_back(fresh_host):
     assert in_force(fresh_host) == (PLAIN, 1)
 
 
-@pytest.mark.negative(STEP, expects="the old step appends a second line and, switching back, says 'sets OPENSSL_CONF "
-                                    "already' while the FIPS file stays in force")
+@pytest.mark.negative(
+    "ihs/apache/set-httpd-openssl-conf.sh",
+    expects="the old step appends a second line and, switching back, says 'sets OPENSSL_CONF "
+            "already' while the FIPS file stays in force")
 @pytest.mark.snippet(STEP, checker="testinfra")
 def test_the_old_step_keeps_the_fips_line_when_asked_to_switch_back(fresh_host):
     two_files(fresh_host)
