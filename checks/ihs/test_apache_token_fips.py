@@ -31,7 +31,7 @@ from checks.hosts.steps import arch, run_snippet, snippet_path
 from checks.hosts.token import token_env
 from checks.hosts.util import copy_to, output
 from zrunbook import SNIPPETS
-from zrunbook.ihs.distro_paths import on_host
+from zrunbook.ihs.distro_paths import library, module_path, on_host, openssl_config
 
 FIPS_CONF = "ihs/apache/openssl-pkcs11-provider-fips-ubuntu-debian.conf"
 CHECK = "ihs/apache/check-token-fips.sh"
@@ -175,3 +175,92 @@ def test_fips_token_check_names_the_library_path_when_the_edit_was_forgotten(fre
     assert r.rc == 1, output(r)
     assert ("names the token library /usr/lib/s390x-linux-gnu/pkcs11/libopencryptoki.so, which does not exist here; "
             "on this x86_64 machine it is /usr/lib/x86_64-linux-gnu/pkcs11/libopencryptoki.so") in r.stderr, output(r)
+
+
+RHEL_FIPS_CONF = "ihs/apache/openssl-pkcs11-provider-fips-rhel-sles.conf"
+RHEL_CONF = "ihs/apache/openssl-pkcs11-provider-rhel-sles.conf"
+# A stand-in for what RHEL's FIPS mode gives every OpenSSL program: the FIPS provider loaded and fips=yes the
+# default property, beside the default provider of RHEL's openssl.cnf. The RHEL files include this path first.
+RHEL_FIPS_MODE = """openssl_conf = openssl_init
+.include /etc/ssl/fipsmodule.cnf
+[openssl_init]
+providers = provider_sect
+alg_section = algorithm_sect
+[provider_sect]
+default = default_sect
+fips = fips_sect
+base = base_sect
+[default_sect]
+activate = 1
+[base_sect]
+activate = 1
+[algorithm_sect]
+default_properties = fips=yes
+"""
+
+
+def rhel_on_debian(host, snippet: str) -> str:
+    """A RHEL configuration as the Debian host can read it: only the library path replaced by the host's."""
+    text = (SNIPPETS / snippet).read_text(encoding="utf-8")
+    here = module_path(on_host(host, openssl_config("ubuntu-debian")))
+    assert f"pkcs11-module-path = {library('rhel-sles')}\n" in text
+    return text.replace(library("rhel-sles"), here)
+
+
+def sign_with(host, conf: str):
+    """The token site's key signs a digest with OpenSSL configuration conf (testinfra's CommandResult)."""
+    key = host.check_output(f"awk '$1 == \"SSLCertificateKeyFile\" {{ gsub(/\"/, \"\", $2); print $2 }}' {SITE_FILE}")
+    return host.run(f"echo zr | openssl dgst -sha256 -binary > /tmp/d && OPENSSL_CONF={conf} openssl pkeyutl "
+                    f"-sign -inkey '{key}' -pkeyopt digest:sha256 -in /tmp/d -out /tmp/sig")
+
+
+def sign_in_rhel_fips_mode(host, snippet: str):
+    """sign_with the RHEL configuration under the stand-in for RHEL's FIPS mode."""
+    r = run_snippet(host, ENABLE_FIPS)
+    assert r.rc == 0, output(r)
+    host.run_expect([0], "mkdir -p /etc/pki/tls")
+    copy_to(host, RHEL_FIPS_MODE, "/etc/pki/tls/openssl.cnf")
+    copy_to(host, rhel_on_debian(host, snippet), "/tmp/rhel.conf")
+    mode = host.run("OPENSSL_CONF=/tmp/rhel.conf openssl dgst -md5 </dev/null")
+    assert mode.rc != 0, "the stand-in did not make fips=yes the default: " + output(mode)
+    return sign_with(host, "/tmp/rhel.conf")
+
+
+@pytest.mark.only_hosts("debian13-amd64", why="the stand-in for RHEL's FIPS mode tests a property query, not the CPU")
+@pytest.mark.snippet(RHEL_FIPS_CONF, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
+def test_rhel_fips_configuration_lets_the_token_key_sign_where_fips_yes_is_the_default(fresh_host):
+    """M-1: RHEL's FIPS mode makes fips=yes the default; the page's RHEL FIPS file keeps assume-fips, so the token
+    key still signs. Outside FIPS mode (no stand-in) the same file signs too: it can be installed before the switch."""
+    serve_token(fresh_host)
+    copy_to(fresh_host, rhel_on_debian(fresh_host, RHEL_FIPS_CONF), "/tmp/rhel.conf")
+    before = sign_with(fresh_host, "/tmp/rhel.conf")
+    assert before.rc == 0, output(before)
+    r = sign_in_rhel_fips_mode(fresh_host, RHEL_FIPS_CONF)
+    assert r.rc == 0, output(r)
+
+
+@pytest.mark.negative(
+    "ihs/apache/openssl-pkcs11-provider-rhel-sles.conf",
+    expects="step 2's RHEL file (no assume-fips) cannot use the token key once fips=yes "
+            "is the default, as the page's old instruction 'keep step 2's file' did")
+@pytest.mark.only_hosts("debian13-amd64", why="the stand-in for RHEL's FIPS mode tests a property query, not the CPU")
+@pytest.mark.snippet(RHEL_CONF, RHEL_FIPS_CONF, checker="apache-tls")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
+def test_step_2s_rhel_configuration_cannot_use_the_token_key_where_fips_yes_is_the_default(fresh_host):
+    serve_token(fresh_host)
+    r = sign_in_rhel_fips_mode(fresh_host, RHEL_CONF)
+    assert r.rc != 0, output(r)
+
+
+@pytest.mark.snippet(RHEL_FIPS_CONF, RHEL_CONF, checker="pkcs11-library-paths")
+def test_the_rhel_fips_file_is_step_2s_rhel_file_plus_assume_fips():
+    """Nothing else differs (comments aside), so the FIPS file cannot drift from step 2's."""
+    def settings(snippet):
+        return [line for line in (SNIPPETS / snippet).read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    fips, plain = settings(RHEL_FIPS_CONF), settings(RHEL_CONF)
+    assert [line for line in fips if line not in plain] == ["pkcs11-module-assume-fips = true"]
+    assert [line for line in fips if line != "pkcs11-module-assume-fips = true"] == plain

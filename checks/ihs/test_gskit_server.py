@@ -521,14 +521,22 @@ def test_gskit_makes_the_key_in_the_token_serves_the_fragment_and_the_key_check_
     assert ONCE_EXTRACTABLE in key.stderr, output(key)
 
 
+SIGN_ONLY = "ihs/token/make-token-key-sign-only.sh"
+
+
 @pytest.mark.uses("ihs/httpd/pkcs11-driver-rhel-sles.conf")
 @pytest.mark.uses(TEST_CA)
+@pytest.mark.negative(
+    "ihs/token/make-token-key-sign-only.sh",
+    expects="before the step GSKit's key is wrapped out of the token (CKR_OK)")
+@pytest.mark.snippet(SIGN_ONLY, checker="testinfra")
 @pytest.mark.snippet(CONF, DRIVER, CHECK_KEY, CHECK_SIGNS, checker="gskit-server")
 def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_attribute_is_cleared(gskit_host):
     """What CKA_EXTRACTABLE true means for the GSKit-made key: with only what an httpd worker has (the PIN and the
     pkcs11 group), a session AES key made in the token wraps the private key out, and the blob decrypted outside the
     token is the served key. p11sak set-key-attr --new-attr xdu (CKA_EXTRACTABLE false, which PKCS #11 lets a key
-    take and never give back, and CKA_DECRYPT and CKA_UNWRAP false: sign-only, as the Apache page's key) stops that;
+    take and never give back, and CKA_DECRYPT and CKA_UNWRAP false: sign-only, as the Apache page's key), the page's
+    step make-token-key-sign-only.sh, stops that (a second run says so and changes nothing);
     GSKit still serves TLS 1.2 and 1.3 and the token still signs; CKA_NEVER_EXTRACTABLE stays false, so the
     key-in-token check still fails, on that line only."""
     host = gskit_host
@@ -536,9 +544,12 @@ def test_the_gskit_made_key_is_wrapped_out_of_the_token_until_its_extractable_at
     tried = try_export(host, "ihscert")
     assert tried["wrap"] == "CKR_OK", tried
     assert unwrapped_public_key(host, tried) == token_public_key(host, "ihscert")
-    cleared = host.run(f"PKCS11_USER_PIN={PINS['TOKEN_USER_PIN']} p11sak set-key-attr private --slot {slot} "
-                       "--label ihscert --new-attr xdu --force")
+    cleared = host.run(f"{token_env()} bash {snippet_path(SIGN_ONLY)}")  # the page's step: TOKEN_USER_PIN only
     assert cleared.rc == 0, output(cleared)
+    assert "ihscert in token IBMICATOK now only signs" in cleared.stdout, output(cleared)
+    twice = host.run(f"{token_env()} bash {snippet_path(SIGN_ONLY)}")
+    assert (twice.rc, twice.stdout.strip()) == (0, "The key ihscert in token IBMICATOK is not extractable already."), \
+        output(twice)
     again = try_export(host, "ihscert")
     assert again["wrap"] == "CKR_KEY_UNEXTRACTABLE", again
     assert again["set_extractable"] != "CKR_OK", again

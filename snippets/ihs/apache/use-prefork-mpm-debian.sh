@@ -10,9 +10,12 @@ for cmd in a2enmod a2dismod apache2ctl; do
 done
 [[ -f /etc/apache2/mods-available/mpm_prefork.load ]] ||
   { echo "This Apache has no prefork MPM (/etc/apache2/mods-available/mpm_prefork.load is missing)." >&2; exit 1; }
-# mod_http2 works with prefork, but Apache's documentation calls its limits there severe: say so.
-if [[ -e /etc/apache2/mods-enabled/http2.load ]]; then
-  echo "Note: mod_http2 is enabled; with prefork it serves HTTP/2 with severe limits (Apache's mod_http2 page)." >&2
+# mod_http2 does not run under prefork: it logs AH10034 at the start and offers no h2, so a site's
+# "Protocols h2 http/1.1" line then serves HTTP/1.1 only. Say so where HTTP/2 was asked for.
+if [[ -e /etc/apache2/mods-enabled/http2.load ]] ||
+   grep -Eqs '^[[:space:]]*Protocols[[:space:]].*\bh2\b' /etc/apache2/sites-enabled/*; then
+  echo "Note: prefork turns HTTP/2 off (mod_http2 logs AH10034): clients get HTTP/1.1 only. Keep the event MPM" \
+       "if you need HTTP/2." >&2
 fi
 
 # Exactly one MPM may be loaded: turn the threaded ones off, then prefork on.
