@@ -68,7 +68,8 @@ def test_the_script_and_the_rules_carry_the_schedule_s_fractions():
     # verify's expiry check judges the served certificate at the alert's point
     check = (SNIPPETS / "monitor/check-certificate-expiry.sh").read_text()
     assert re.findall(r"\(finish - start\) \* (\d+) / (\d+)", check) == [
-        (str(r.EXPIRY_ALERT_AT.numerator), str(r.EXPIRY_ALERT_AT.denominator))], "the expiry check is not EXPIRY_ALERT_AT"
+        (str(r.EXPIRY_ALERT_AT.numerator), str(r.EXPIRY_ALERT_AT.denominator))], \
+        "the expiry check is not EXPIRY_ALERT_AT"
     assert rule("CertificateRenewalFailing")["for"] == r.FAILING_FOR
 
 

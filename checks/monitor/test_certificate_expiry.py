@@ -80,7 +80,8 @@ def sign_aged(host, lifetime_days: int, age_days: int) -> None:
               for t in (now - age_days * 86400, now + (lifetime_days - age_days) * 86400)]
     served = "/etc/ssl/certs/www.example.com.crt"
     host.run_expect([0], f"openssl x509 -in {served} -CA {apache.CA}/ca.crt -CAkey {apache.CA}/ca.key -set_serial 47"
-                         f" -not_before {stamps[0]} -not_after {stamps[1]} -out /tmp/aged.crt && cp /tmp/aged.crt {served}")
+                         f" -not_before {stamps[0]} -not_after {stamps[1]} -out /tmp/aged.crt"
+                         f" && cp /tmp/aged.crt {served}")
     apache.start(host)
 
 

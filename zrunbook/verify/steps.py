@@ -79,7 +79,8 @@ STEPS: tuple[Step, ...] = (
          "HTTPS only for a year or more (Strict-Transport-Security)", "apache", "ihs/apache/check-hsts.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
     Step("apache-certificate-expiry", "how-to/operate-the-fleet", "Apache httpd: the certificate it serves is "
-         "for its name and not past three quarters of its lifetime", "apache", "monitor/check-certificate-expiry.sh", LOGIN,
+         "for its name and not past three quarters of its lifetime", "apache",
+         "monitor/check-certificate-expiry.sh", LOGIN,
          ("CA_FILE", "SIGALGS"), ("endpoint", "server_name")),
     Step("apache-session-resumption", "how-to/ihs/07-session-cache", "Apache httpd: returning clients resume "
          "their sessions (TLS 1.2 and 1.3)", "apache", "ihs/apache/check-session-resumption.sh", LOGIN,
