@@ -58,6 +58,7 @@ def booted_host(request, zr_host_pool):
         yield host
 
 
+@pytest.mark.reader_walk("how-to/renew-automatically")
 @pytest.mark.uses(*RENEWAL_STEPS)
 @pytest.mark.snippet(INSTALL, RENEW, SERVICE, TIMER, CRON, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)

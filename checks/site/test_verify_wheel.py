@@ -150,6 +150,7 @@ def test_the_wheel_from_the_site_installs_offline_and_gives_verify_and_doctor(re
 
 
 @pytest.mark.snippet(TOOL, "verify/site-profile.toml", checker="wheel-install")
+@pytest.mark.reader_walk("how-to/verify-your-fleet")
 def test_the_installed_tool_verifies_the_host_over_ssh_and_every_apache_step_passes(reader):
     run, report = reader["runs"]["verify"], reader["report"]
     assert report is not None, f"the installed tool wrote no report:\n{said(run)}"
