@@ -53,9 +53,9 @@ else
   start=$(date -u -d "$(openssl x509 -noout -startdate <<<"$pem" | cut -d= -f2)" +%s)
   finish=$(date -u -d "$end" +%s)
   alert=$((start + (finish - start) * 3 / 4))
-  (($(date -u +%s) < alert)) || die "the certificate $target ($name) serves is past three quarters of its lifetime" \
-    "(since $(date -u -d "@$alert" +%F)); it expires on $end, in $left day(s), and its renewal was due at two thirds:" \
-    "renew it."
+  since=$(date -u -d "@$alert" +%F)
+  (($(date -u +%s) < alert)) || die "the certificate $target ($name) serves is past three quarters of its lifetime\
+ (since $since); it expires on $end, in $left day(s), and its renewal was due at two thirds: renew it."
 fi
 
 # The CA certificates: those the server sends after its own, and the one in CA_FILE whose subject is the issuer of
