@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Initialises an openCryptoki token without prompts: label, new SO PIN, user PIN; then checks the flags.
-# Needs openCryptoki 3.22 or later (p11sak --so), root (or the pkcs11 group) and a running pkcsslotd.
+# Needs openCryptoki 3.22 or later (p11sak --so), a running pkcsslotd, and the token administrator (a pkcs11
+# member whose token folder let-pkcs11-group-store-keys.sh has opened) or root.
 # Environment: TOKEN_LABEL, TOKEN_SO_PIN, TOKEN_USER_PIN; optional TOKEN_SLOT (default: the ICA token's slot)
 # and TOKEN_INITIAL_SO_PIN.
 set -euo pipefail
@@ -61,6 +62,36 @@ pkcsconf -s | grep -qx "Slot #$slot Info" ||
 model=$(token_field "$slot" Model)
 [[ -n "$model" ]] || die "Slot $slot has no token present: its token library did not load (see 'pkcsconf -s')."
 
+# token_folder: the slot's folder in the data store: its tokname in opencryptoki.conf, else its token type's default.
+token_folder() {
+  local conf=${OCK_CONF:-/etc/opencryptoki/opencryptoki.conf} store=${OCK_DATA_STORE:-/var/lib/opencryptoki}
+  local name="" stdll=""
+  if [[ -r $conf ]]; then
+    read -r name stdll < <(awk -v want="$slot" '
+      { sub(/#.*/, ""); gsub(/[{}=]/, " & ") }
+      { for (i = 1; i <= NF; i++) {
+          if ($i == "slot") { current = $(i + 1); i++ }
+          else if ($i == "}") { current = "" }
+          else if (current == want && ($i == "tokname" || $i == "stdll") && $(i + 1) == "=") {
+            v[$i] = $(i + 2); i += 2
+          }
+      } }
+      END { print (v["tokname"] == "" ? "-" : v["tokname"]), (v["stdll"] == "" ? "-" : v["stdll"]) }' "$conf") || true
+  fi
+  [[ $name == - ]] && name=""
+  if [[ -z $name ]]; then
+    case "$stdll:$model" in
+      libpkcs11_sw.so:* | -:Soft | :Soft) name=swtok ;;
+      libpkcs11_ica.so:* | -:ICA | :ICA | -:"IBM ICA" | :"IBM ICA") name=lite ;;
+      libpkcs11_cca.so:* | -:CCA | :CCA) name=ccatok ;;
+      libpkcs11_ep11.so:* | -:EP11 | :EP11) name=ep11tok ;;
+    esac
+  fi
+  [[ -n $name ]] && echo "$store/$name"
+  true
+}
+folder=$(token_folder)
+
 flags() { printf '%d' "$(token_field "$slot" Flags | awk '{print $1}')"; }
 has() { (( $(flags) & $1 )); }
 
@@ -89,6 +120,18 @@ for name in TOKEN_SO_PIN TOKEN_USER_PIN; do
   (( length >= pin_min && length <= pin_max )) ||
     die "$name has $length characters; this token takes PINs of $pin_min to $pin_max. Nothing was changed."
 done
+
+# openCryptoki writes the token's files (NVTOK.DAT, MK_SO, MK_USER) into its folder as the PINs are set. A user
+# who may not write there gets a token whose flags say "user PIN set" without MK_USER: check before any change.
+if [[ -n $folder && -d $folder && $EUID -ne 0 ]]; then
+  blocked=$folder
+  if [[ -w $folder && -x $folder ]]; then
+    blocked=$(find "$folder" \( -type d -o -type f \) ! -writable -print -quit 2>/dev/null || true)
+  fi
+  [[ -z $blocked ]] || die "The token folder $folder is not writable by $(id -un) ($blocked is not), and openCryptoki" \
+    "writes the token's files there when the PINs are set. Nothing was changed. As root, run" \
+    "let-pkcs11-group-store-keys.sh (the token page's step 3), log in again, then run this again. Now $(state)"
+fi
 
 # step DESCRIPTION BIT WANT-SET COMMAND...: run one pkcsconf action, then trust the flags, not its exit status.
 step() {
@@ -153,6 +196,14 @@ logs_in() {
   die "The token is set up, but TOKEN_${who}_PIN does not log in to it ($(grep -o 'CKR_[A-Z_]*' <<<"$out" |
     head -n1 || echo "$out")): set TOKEN_${who}_PIN to the token's $who PIN. Now $(state)"
 }
+# A token whose user PIN was set while its folder was closed: the flags say "user PIN set", but the file that
+# holds the user's copy of the master key (MK_USER, beside MK_SO) was never written, so every login fails.
+if has "$USER_PIN_INITIALIZED" && [[ -n $folder && -e $folder/MK_SO && ! -e $folder/MK_USER ]]; then
+  die "MK_USER is missing from $folder: the user PIN was set while that folder was not writable, so no user PIN" \
+    "can log in. TOKEN_USER_PIN is not the problem: do not try other PINs. Open the folder (as root," \
+    "let-pkcs11-group-store-keys.sh), then let the security officer set the user PIN again at pkcsconf's" \
+    "prompts: pkcsconf -c $slot -u (the SO PIN, then the user PIN twice), and run this again. Now $(state)"
+fi
 logs_in USER
 logs_in SO
 
