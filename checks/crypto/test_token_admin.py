@@ -2,8 +2,8 @@
 token folders to the pkcs11 group once; a token-admin user in pkcs11 (not root) then initialises the token
 and sets its PINs. The token page is walked in its own order, each step as the user its caption names
 (walkthrough finding M1: step "initialise" used to come before "open the folders", which left a token
-without MK_USER that then refused its correct user PIN). openCryptoki 3.24 and later add pkcstok_admin and a per-token usergroup; the hosts run
-3.23, which has neither, so those are not run here."""
+without MK_USER that then refused its correct user PIN). openCryptoki 3.24 and later add pkcstok_admin and
+a per-token usergroup; the hosts run 3.23, which has neither, so those are not run here."""
 
 import shlex
 
