@@ -133,10 +133,14 @@ if [[ -n $folder && -d $folder && $EUID -ne 0 ]]; then
     "let-pkcs11-group-store-keys.sh (the token page's step 3), log in again, then run this again. Now $(state)"
 fi
 
-# step DESCRIPTION BIT WANT-SET COMMAND...: run one pkcsconf action, then trust the flags, not its exit status.
+# pkcsconf takes the PINs it is not given as options at its prompts, which read standard input: the PINs go there,
+# never on a command line that ps shows. Its prompts are taken out of what it says.
+unprompt() { sed -e 's/\(Re-enter\|Enter\) [^:]*: //g' -e '/^[[:space:]]*$/d'; }
+# step DESCRIPTION BIT WANT-SET INPUT COMMAND...: run one pkcsconf action with INPUT (one answer a line) on its
+# standard input, then trust the flags, not its exit status.
 step() {
-  local what=$1 bit=$2 want=$3 out; shift 3
-  out=$("$@" 2>&1 | sed 's/^Enter a unique token label: //') || true
+  local what=$1 bit=$2 want=$3 input=$4 out; shift 4
+  out=$("$@" <<<"$input" 2>&1 | unprompt) || true
   if { [[ $want == set ]] && has "$bit"; } || { [[ $want == clear ]] && ! has "$bit"; }; then
     echo "done: $what"; changed=yes
   else
@@ -158,21 +162,22 @@ if has "$TOKEN_INITIALIZED"; then
     "reinitialise it by hand if you mean to. Now $(state)"
 else
   step "initialise the token as '$TOKEN_LABEL'" "$TOKEN_INITIALIZED" set \
-    pkcsconf -c "$slot" -I -S "$initial_so_pin" <<<"$TOKEN_LABEL"
+    "$initial_so_pin"$'\n'"$TOKEN_LABEL" pkcsconf -c "$slot" -I
 fi
 if has "$SO_PIN_TO_BE_CHANGED"; then
   step "replace the factory SO PIN" "$SO_PIN_TO_BE_CHANGED" clear \
-    pkcsconf -c "$slot" -P -S "$initial_so_pin" -n "$TOKEN_SO_PIN"
+    "$initial_so_pin"$'\n'"$TOKEN_SO_PIN"$'\n'"$TOKEN_SO_PIN" pkcsconf -c "$slot" -P
 fi
 if ! has "$USER_PIN_INITIALIZED"; then
-  step "set the user PIN" "$USER_PIN_INITIALIZED" set pkcsconf -c "$slot" -u -S "$TOKEN_SO_PIN" -n "$TOKEN_USER_PIN"
+  step "set the user PIN" "$USER_PIN_INITIALIZED" set \
+    "$TOKEN_SO_PIN"$'\n'"$TOKEN_USER_PIN"$'\n'"$TOKEN_USER_PIN" pkcsconf -c "$slot" -u
 fi
 if has "$USER_PIN_TO_BE_CHANGED"; then
   # The token refuses a new PIN equal to the old one: go through a random one and back.
   temporary=$(tr -dc 0-9 </dev/urandom | head -c "$pin_max")
   step "change the user PIN (1 of 2)" "$USER_PIN_TO_BE_CHANGED" clear \
-    pkcsconf -c "$slot" -p -U "$TOKEN_USER_PIN" -n "$temporary"
-  if ! out=$(pkcsconf -c "$slot" -p -U "$temporary" -n "$TOKEN_USER_PIN" 2>&1); then
+    "$TOKEN_USER_PIN"$'\n'"$temporary"$'\n'"$temporary" pkcsconf -c "$slot" -p
+  if ! out=$(pkcsconf -c "$slot" -p <<<"$temporary"$'\n'"$TOKEN_USER_PIN"$'\n'"$TOKEN_USER_PIN" 2>&1 | unprompt); then
     # Never print a PIN: the temporary one goes to a file only the caller can read.
     pin_file=$(umask 077 && mktemp "${TMPDIR:-/tmp}/init-token-temporary-pin.XXXXXX")
     printf '%s\n' "$temporary" >"$pin_file"
