@@ -50,9 +50,19 @@ def test_a_user_outside_pkcs11_cannot_initialise_the_token(fresh_host):
     assert init_token(fresh_host).rc == 0  # root still can: the user, not the token, was the problem
 
 
+def token_state(host, slot: str) -> tuple[int, str]:
+    """The token's flags and label (pkcsconf -t also shows the token's clock, which moves)."""
+    info = host.check_output(f"pkcsconf -t -c {slot}")
+    label = next(line.strip() for line in info.splitlines() if line.strip().startswith("Label:"))
+    return token_flags.flags_in(info), label
+
+
 def token_files(host) -> str:
-    """Every file and folder of the token store with its owner, mode, size and change time: "nothing changed"."""
-    return host.check_output("find /var/lib/opencryptoki -printf '%p %u:%g %m %s %C@\\n' | sort")
+    """Every file and folder of the token store with its owner, mode, size, modification time and the files' SHA-256:
+    "nothing changed". (Not the change time: any load of the token, root's pkcsconf -t too, sets NVTOK.DAT's
+    owner and mode again, which moves it.)"""
+    return host.check_output("find /var/lib/opencryptoki -printf '%p %u:%g %m %s %T@\\n' | sort; "
+                             "find /var/lib/opencryptoki -type f -exec sha256sum {} + | sort")
 
 
 @pytest.mark.uses("crypto/opencryptoki/start-pkcsslotd.sh", "crypto/pkcs11-group/add-user-to-pkcs11-group.sh",
@@ -77,6 +87,7 @@ def test_the_token_page_in_its_order_leaves_a_token_its_administrator_logs_in_to
     assert fresh_host.file("/var/lib/opencryptoki/swtok/MK_USER").exists
 
 
+@pytest.mark.uses("crypto/pkcs11-group/add-user-to-pkcs11-group.sh")
 @pytest.mark.negative(INIT, expects="run before the token folder is opened, the step refuses and changes nothing")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_init_token_as_the_administrator_refuses_an_unwritable_token_folder_and_changes_nothing(fresh_host):
@@ -84,16 +95,19 @@ def test_init_token_as_the_administrator_refuses_an_unwritable_token_folder_and_
     start_pkcsslotd(fresh_host)
     token_admin(fresh_host)
     slot = slot_of(fresh_host)
-    before = (fresh_host.check_output(f"pkcsconf -t -c {slot}"), token_files(fresh_host))
+    before = (token_state(fresh_host, slot), token_files(fresh_host))
     r = as_admin(fresh_host, f"{token_env()} bash {snippet_path(INIT)}")
     assert r.rc == 1, output(r)
     assert "is not writable by tokenadmin" in r.stderr, output(r)
     assert "Nothing was changed" in r.stderr, output(r)
     assert "let-pkcs11-group-store-keys.sh" in r.stderr, output(r)
     assert "done:" not in r.stdout, output(r)
-    assert (fresh_host.check_output(f"pkcsconf -t -c {slot}"), token_files(fresh_host)) == before
+    after = (token_state(fresh_host, slot), token_files(fresh_host))
+    changed = set(after[1].splitlines()) ^ set(before[1].splitlines())
+    assert after == before, (after[0], before[0], sorted(changed))
 
 
+@pytest.mark.uses("crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "crypto/token/let-pkcs11-group-store-keys.sh")
 @pytest.mark.negative(INIT, expects="a token whose flags say ready but lacks MK_USER is named, not its PIN blamed")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_init_token_names_a_missing_mk_user_instead_of_the_pin(fresh_host):

@@ -20,6 +20,8 @@ readonly SO_PIN_LOCKED=0x400000 SO_PIN_TO_BE_CHANGED=0x800000 ERROR_STATE=0x1000
 
 die() { echo "$*" >&2; exit 1; }
 
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu.
+PATH="$PATH:/usr/sbin:/sbin"
 command -v pkcsconf >/dev/null || die "pkcsconf is not installed: install openCryptoki first."
 command -v p11sak >/dev/null || die "p11sak (openCryptoki's key tool, used to test the PINs) is missing:" \
   "install openCryptoki 3.22 or later."
