@@ -88,7 +88,8 @@ def test_the_token_page_in_its_order_leaves_a_token_its_administrator_logs_in_to
 
 
 @pytest.mark.uses("crypto/pkcs11-group/add-user-to-pkcs11-group.sh")
-@pytest.mark.negative(INIT, expects="run before the token folder is opened, the step refuses and changes nothing")
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="run before the token folder is opened, the step refuses and changes nothing")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_init_token_as_the_administrator_refuses_an_unwritable_token_folder_and_changes_nothing(fresh_host):
     """The old page order: the token administrator initialises before root opened the folders (root:root 0755)."""
@@ -108,7 +109,8 @@ def test_init_token_as_the_administrator_refuses_an_unwritable_token_folder_and_
 
 
 @pytest.mark.uses("crypto/pkcs11-group/add-user-to-pkcs11-group.sh", "crypto/token/let-pkcs11-group-store-keys.sh")
-@pytest.mark.negative(INIT, expects="a token whose flags say ready but lacks MK_USER is named, not its PIN blamed")
+@pytest.mark.negative("crypto/token/init-token.sh",
+                      expects="a token whose flags say ready but lacks MK_USER is named, not its PIN blamed")
 @pytest.mark.snippet(INIT, checker="testinfra")
 def test_init_token_names_a_missing_mk_user_instead_of_the_pin(fresh_host):
     """The state the old order left (met in the walkthrough): the PINs set by hand as the administrator while the
