@@ -13,6 +13,8 @@ never written again, so a page that gains, loses or reorders a step changes the 
   and lists it.
 * ``:run: ARGS`` gives the arguments a reader types after the script (shown in the caption, passed by the walk);
   ``:save-as: PATH`` says where a configuration file goes (shown in the caption; the walk installs it there).
+* ``:as: token-admin`` says who runs a script when it is not root (``RUN_AS``: the login the reader named in an
+  environment variable); the caption says it and the walk runs the step in that user's login shell.
 
 Shell scripts are run and files with ``:save-as:`` installed; shown output (``*.out``) and configuration
 without a place are what a reader compares with or edits, not a step.
@@ -55,6 +57,10 @@ NEEDS = {
 # be installed in one, both run Debian 13's OpenSSL 3.5, and a container cannot set kernel parameters. The s390x
 # host runs under qemu-user: a step whose outcome depends on the CPU's speed (a token login within pkcs11-provider's
 # one-second wait) needs a native CPU.
+# Who runs a step that root must not run (``:as:``): the environment variable naming the login, and the caption's words.
+RUN_AS = {
+    "token-admin": ("TOKEN_ADMIN", "run as the token administrator (TOKEN_ADMIN), not as root"),
+}
 HAS = {"amd64": {"s390x": False, "native-cpu": True}, "s390x": {"s390x": True, "s390x-path": True}}
 _MD = MarkdownIt("commonmark").use(colon_fence_plugin)
 _DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
@@ -85,6 +91,12 @@ class Step:
     @property
     def args(self) -> str:
         return self.options.get("run", "")
+
+    @property
+    def user_variable(self) -> str | None:
+        """The environment variable naming the login this step runs as (``:as:``); None for root."""
+        who = self.options.get("as")
+        return RUN_AS[who][0] if who else None
 
     @property
     def needs(self) -> str | None:
@@ -206,35 +218,53 @@ class Report:
 
 def walk_chapter(host, name: str, tabs: tuple[str, ...], env: dict[str, str], *, arch: str,
                  snippets_in_container: str = "/snippets") -> Report:
-    """Run the chapter's steps on ``host`` (a testinfra host) in page order: scripts as root with the reader's
-    environment ``env`` and the caption's arguments, files installed where the caption says; stop at the first
-    that fails. Steps the page declares with ``:needs:``
-    that this host lacks are passed over and listed."""
+    """Run the chapter's steps on ``host`` (a testinfra host) in page order (``walk_page`` for each page); stop
+    at the first that fails."""
     report = Report()
-    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
     for page in chapter(name):
-        walk = steps(page, tabs)
-        report.not_run += walk.passed_over
-        for step in walk.steps:
-            if not step.acts:
-                continue
-            if step.needs in LACKS[arch]:
-                report.passed_over.append(f"{step.where()}: {step.needs_text()}, as the page declares")
-                continue
-            if step.saves:
-                # The reader saves the file where the caption says (the download link gives it byte for byte).
-                command = f"install -D -m 0644 {snippets_in_container}/{step.snippet} {shlex.quote(step.saves)}"
-            else:
-                # Each step in a new root login shell, as the pages ask after the install (root's groups are
-                # read at login: the pkcs11 group the install gives root counts only from the next login).
-                # In the snippet's folder, as in the reader's download folder: a file argument (:run:) is found.
-                folder = PurePosixPath(snippets_in_container, step.snippet).parent
-                script = f"cd {folder} && env {assignments} bash {snippets_in_container}/{step.snippet} {step.args}"
-                command = f"su - root -c {shlex.quote(script.rstrip())}"
-            result = host.run(command)
-            if result.rc != 0:
-                report.failed = (f"{step.where()} exited {result.rc}\nstdout:\n{result.stdout}\n"
-                                 f"stderr:\n{result.stderr}")
-                return report
-            report.ran.append(step.where())
+        walk_page(host, page, tabs, env, arch=arch, snippets_in_container=snippets_in_container, report=report)
+        if report.failed:
+            break
+    return report
+
+
+def walk_page(host, page: str, tabs: tuple[str, ...], env: dict[str, str], *, arch: str,
+              snippets_in_container: str = "/snippets", report: Report | None = None) -> Report:
+    """Run one page's steps on ``host`` in page order: scripts as root (or as the login a step's ``:as:`` names,
+    from ``env``) with the reader's environment ``env`` and the caption's arguments, files installed where the
+    caption says; stop at the first that fails. Steps the page declares with ``:needs:`` that this host lacks
+    are passed over and listed."""
+    report = report if report is not None else Report()
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
+    walk = steps(page, tabs)
+    report.not_run += walk.passed_over
+    for step in walk.steps:
+        if not step.acts:
+            continue
+        if step.needs in LACKS[arch]:
+            report.passed_over.append(f"{step.where()}: {step.needs_text()}, as the page declares")
+            continue
+        if step.saves:
+            # The reader saves the file where the caption says (the download link gives it byte for byte).
+            command = f"install -D -m 0644 {snippets_in_container}/{step.snippet} {shlex.quote(step.saves)}"
+        else:
+            # Each step in a new login shell (root's, or the user's the caption names), as the pages ask after
+            # the install (groups are read at login: the pkcs11 group the install gives root, or step 2 gives the
+            # token administrator, counts only from the next login). In the snippet's folder, as in the reader's
+            # download folder: a file argument (:run:) is found.
+            folder = PurePosixPath(snippets_in_container, step.snippet).parent
+            script = f"cd {folder} && env {assignments} bash {snippets_in_container}/{step.snippet} {step.args}"
+            user = "root"
+            if step.user_variable:
+                user = env.get(step.user_variable, "")
+                if not user:
+                    report.failed = f"{step.where()} runs as ${step.user_variable}, which the walk does not set"
+                    return report
+            command = f"su - {shlex.quote(user)} -c {shlex.quote(script.rstrip())}"
+        result = host.run(command)
+        if result.rc != 0:
+            report.failed = (f"{step.where()} exited {result.rc}\nstdout:\n{result.stdout}\n"
+                             f"stderr:\n{result.stderr}")
+            return report
+        report.ran.append(step.where() + (f" as {step.options['as']}" if step.user_variable else ""))
     return report

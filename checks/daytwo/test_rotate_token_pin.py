@@ -132,6 +132,35 @@ def test_a_wrong_current_pin_changes_nothing_and_costs_one_failed_login(fresh_ho
     assert flags(host) & FAILED == 0
 
 
+def at_count_low(host) -> None:
+    """One wrong login, as a service with a wrong PIN would make: the token shows USER_PIN_COUNT_LOW only."""
+    assert not logs_in(host, WRONG)
+    assert flags(host) & FAILED == COUNT_LOW
+
+
+@pytest.mark.negative("daytwo/rotate-token-pin.sh",
+                      expects="at USER_PIN_COUNT_LOW the rotation refuses and makes no login (review M-7)")
+@pytest.mark.snippet(ROTATE, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.parametrize("current", ["good", "wrong"])
+def test_at_count_low_the_rotation_refuses_and_makes_no_login(fresh_host, current):
+    """With the good current PIN a login would clear the count, with a wrong one it would set USER_PIN_FINAL_TRY:
+    the count staying exactly USER_PIN_COUNT_LOW shows that no login was made, with either PIN."""
+    host = fresh_host
+    ca = serve_token(host)
+    at_count_low(host)
+    pid, pin_file = ok(host, "cat /run/apache2/apache2.pid"), ok(host, f"sha256sum {PIN_FILE}")
+    refused = rotate(host, OLD if current == "good" else WRONG)
+    assert refused.rc == 1, output(refused)
+    assert "shows USER_PIN_COUNT_LOW" in refused.stderr, output(refused)
+    assert "clear-pin-count.sh" in refused.stderr, output(refused)
+    assert "no login was made" in refused.stderr, output(refused)
+    assert flags(host) & FAILED == COUNT_LOW, f"{flags(host):#x}"
+    assert ok(host, "cat /run/apache2/apache2.pid") == pid  # httpd not touched
+    assert ok(host, f"sha256sum {PIN_FILE}") == pin_file
+    assert handshake(host, ca).rc == 0
+
+
 @pytest.mark.negative("daytwo/check-pin-rotated.sh",
                       expects="the check fails where the PIN was not changed, at the cost of one failed login")
 @pytest.mark.snippet(ROTATED, checker="testinfra")

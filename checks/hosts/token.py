@@ -5,9 +5,11 @@ token label the study used and the IHS and WebSphere pages name.
 ``token_env(label, **overrides)``: the shell assignments init-token.sh reads (label, SO PIN, user PIN).
 ``init_token(host, label, **overrides)``: runs snippets/crypto/token/init-token.sh with them; returns
 testinfra's CommandResult. An override replaces or adds one variable: a negative case's wrong PIN.
-``ready_token(host, user=None, label=LABEL)``: the chapter's steps in the chapter's order (start pkcsslotd;
-the user, when given, into the pkcs11 group with add-user-to-pkcs11-group.sh; init-token.sh; the token
-store opened to the group with let-pkcs11-group-store-keys.sh), each asserted; returns a ``Token``.
+``ready_token(host, user=None, label=LABEL)``: the chapter's steps as root (start pkcsslotd; the user, when
+given, into the pkcs11 group with add-user-to-pkcs11-group.sh; init-token.sh; the token store opened to the
+group with let-pkcs11-group-store-keys.sh, after init so that it also covers the files root wrote), each
+asserted; returns a ``Token``. The page's own order, with the token administrator initialising, is walked in
+checks/crypto/test_token_admin.py.
 ``slot_of(host)``: the slot of the architecture's token, read from ``pkcsconf -t`` independently of the
 snippet (the soft token on amd64, the ICA token on s390x).
 """

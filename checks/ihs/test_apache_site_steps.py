@@ -78,6 +78,22 @@ def test_the_site_step_restarts_a_running_httpd_without_an_error_message(fresh_h
     assert fresh_host.file("/run/apache2/apache2.pid").content_string.strip() != before  # a new httpd
 
 
+@pytest.mark.negative("ihs/apache/enable-tls-site-debian.sh",
+                      expects="an httpd that cannot start is named with the end of its error log (walkthrough L3)")
+@pytest.mark.snippet(SITE_STEP, checker="testinfra")
+def test_the_site_step_shows_the_error_log_when_httpd_cannot_start(fresh_host):
+    """A site whose key does not match its certificate passes apache2ctl -t but stops httpd at its start, as the
+    token site at USER_PIN_FINAL_TRY does: apache2ctl start fails, and the step used to end there under set -e with
+    only "Syntax OK", the reason left in the error log."""
+    serve_files(fresh_host, "ihs/apache/apache-tls-openssl.conf")
+    fresh_host.run_expect([0], "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256"
+                               " -out /etc/ssl/private/www.example.com.key")
+    result = fresh_host.run(f"bash {snippet_path(SITE_STEP)}")
+    assert result.rc == 1, output(result)
+    assert "httpd did not start; the end of its error log:" in result.stderr, output(result)
+    assert "do not match" in result.stderr, output(result)  # mod_ssl AH02565, the reason itself
+
+
 def _stand_in_httpd(host, name: str, program: str) -> str:
     """httpd stopped, and the Python program `program` (saved as /tmp/NAME.py) in its place with its PID file;
     returns that PID."""

@@ -91,3 +91,14 @@ def test_a_walk_starts_after_the_chapters_the_index_names_and_theirs(tmp_path):
 def test_every_real_how_to_chapter_says_where_its_walk_starts():
     for name in outcomes.chapters(ROOT / "docs"):
         assert walkthrough.walk_order(name)[-1] == name
+
+
+def test_the_token_page_opens_the_folders_before_its_administrator_initialises_the_token():
+    """Walkthrough finding M1: in page order, the token administrator initialised the token before root opened
+    its folders. The page now opens them first, and its caption names who initialises (``:as: token-admin``)."""
+    runs = [s for s in walkthrough.steps("how-to/crypto/03-opencryptoki", walkthrough.DEBIAN_TABS).steps if s.runs]
+    names = [s.snippet for s in runs]
+    init = names.index("crypto/token/init-token.sh")
+    assert names.index("crypto/token/let-pkcs11-group-store-keys.sh") < init, names
+    assert runs[init].user_variable == "TOKEN_ADMIN"
+    assert [s.user_variable for s in runs if s.snippet != "crypto/token/init-token.sh"] == [None] * (len(runs) - 1)

@@ -25,7 +25,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from zrunbook.snippets import digests
-from zrunbook.walkthrough import NEEDS
+from zrunbook.walkthrough import NEEDS, RUN_AS
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,8 @@ KINDS: list[tuple[str, str]] = [
 MARKERS = ("start-after", "end-before")
 # ``:needs: ibm-z`` declares what a step needs that a host may lack (IBM Z hardware, s390x, an IBM product...: the
 # table is zrunbook.walkthrough.NEEDS). ``:run: ARGS`` is what the reader types after a script; ``:save-as: PATH``
-# where a configuration file goes. The caption says all three; a walkthrough follows them (zrunbook/walkthrough.py).
+# where a configuration file goes; ``:as: token-admin`` who runs a script when it is not root. The caption says
+# all four; a walkthrough follows them (zrunbook/walkthrough.py).
 
 
 def lexer_for(path: str) -> str | None:
@@ -154,6 +155,7 @@ class SnippetDirective(SphinxDirective):
     option_spec = {**{key: directives.unchanged_required for key in MARKERS},
                    "needs": lambda value: directives.choice(value, tuple(NEEDS)),
                    "run": directives.unchanged_required,
+                   "as": lambda value: directives.choice(value, tuple(RUN_AS)),
                    "save-as": _absolute_path}
 
     def run(self):
@@ -202,6 +204,10 @@ class SnippetDirective(SphinxDirective):
             if not rel.endswith(".sh"):
                 return self._fail(f"{where}: :run: gives a script's arguments, and snippets/{rel} is no script")
             title += f" \u00b7 run: bash {PurePosixPath(rel).name} {self.options['run']}"
+        if "as" in self.options:
+            if not rel.endswith(".sh"):
+                return self._fail(f"{where}: :as: names who runs a script, and snippets/{rel} is no script")
+            title += f" \u00b7 {RUN_AS[self.options['as']][1]}"
         if "save-as" in self.options:
             title += f" \u00b7 save as {self.options['save-as']}"
 

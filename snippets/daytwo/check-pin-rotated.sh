@@ -32,7 +32,8 @@ logs_in() { PKCS11_USER_PIN="$1" p11sak list-key private --slot "$slot" >/dev/nu
 f=$(flags)
 [[ -n $f ]] || die "pkcsconf -t -c $slot shows no flags."
 ((16#$f & 0x70000)) && die "not logging in: token $TOKEN_LABEL already counts a failed login ($(flags_line)). Find" \
-  "who holds a wrong PIN first; a good login (a service's restart) clears the count."
+  "who holds a wrong PIN first, then clear the count with clear-pin-count.sh (at USER_PIN_FINAL_TRY no httpd login" \
+  "clears it)."
 echo "token $TOKEN_LABEL, slot $slot"
 echo "before:                     $(flags_line)"
 logs_in "$TOKEN_USER_PIN" ||

@@ -31,8 +31,9 @@ f=$(flags)
 [[ -n $f ]] || die "pkcsconf -t -c $slot shows no flags."
 ((16#$f & 0x40000)) && die "the user PIN of token $TOKEN_LABEL is locked ($(flags_line)). A login cannot clear" \
   "that: its security officer sets a new user PIN (pkcsconf -c $slot -u), then every service gets it."
-((16#$f & 0x80000)) && die "token $TOKEN_LABEL still has the PIN it was initialised with (USER_PIN_TO_BE_CHANGED):" \
-  "set a user PIN first (pkcsconf -c $slot -p)."
+((16#$f & 0x80000)) && die "token $TOKEN_LABEL has no user PIN yet (USER_PIN_TO_BE_CHANGED: set when the token is" \
+  "initialised, cleared when its security officer first sets the user PIN): the security officer sets one with" \
+  "pkcsconf -c $slot -u (a login with -p would be refused)."
 if ! ((16#$f & 0x30000)); then
   echo "token $TOKEN_LABEL counts no failed login: nothing to clear."
   exit 0

@@ -65,16 +65,22 @@ f=$(flags)
 ((16#$f & 0x20000)) && die "token $TOKEN_LABEL shows USER_PIN_FINAL_TRY: one more wrong PIN locks it, and httpd's" \
   "pkcs11-provider cancels every new login. Find who holds a wrong PIN first, then clear the flag with" \
   "clear-pin-count.sh as the token administrator; this step logs in only once the flag is gone."
+# At USER_PIN_COUNT_LOW one more wrong PIN sets USER_PIN_FINAL_TRY, and no httpd login clears that: make no login.
+((16#$f & 0x10000)) && die "token $TOKEN_LABEL shows USER_PIN_COUNT_LOW: a wrong user PIN was entered since the" \
+  "last good login, and one more sets USER_PIN_FINAL_TRY, at which httpd's pkcs11-provider cancels every new login." \
+  "Find who holds a wrong PIN, clear the count with clear-pin-count.sh as the token administrator, then run this" \
+  "again. Nothing was changed; no login was made."
 read -r min max < <(sed -n 's/^[[:space:]]*PIN Length:[[:space:]]*\([0-9]*\)-\([0-9]*\).*/\1 \2/p' <<<"$token") || true
 [[ -n ${min:-} ]] || die "pkcsconf -t shows no PIN length for slot $slot."
 ((${#NEW_TOKEN_USER_PIN} >= min && ${#NEW_TOKEN_USER_PIN} <= max)) ||
   die "the new PIN has ${#NEW_TOKEN_USER_PIN} characters; token $TOKEN_LABEL takes $min to $max. Nothing was changed."
 
-# 1. The current PIN, with one login before httpd is touched: a wrong one costs one failed login, not the site.
+# 1. The current PIN, with one login before httpd is touched (the flags showed no failed login): a wrong one costs
+# one failed login, not the site.
 logs_in() { PKCS11_USER_PIN="$1" as_admin p11sak list-key private --slot "$slot" >/dev/null 2>&1; }
 logs_in "$TOKEN_USER_PIN" || die "token $TOKEN_LABEL refused the current PIN in TOKEN_USER_PIN (flags now" \
-  "0x$(flags): one failed login is counted, and the next good login clears it). Nothing was changed; httpd was not" \
-  "touched."
+  "0x$(flags): one failed login is counted, USER_PIN_COUNT_LOW). Nothing was changed; httpd was not touched. Clear" \
+  "the count with clear-pin-count.sh and the right PIN before you run this again: it makes no login at that flag."
 
 # 2. httpd stops first. Its parent process read the PIN once, when it started, and passes it to every worker it
 # starts: after the change, each new worker (a graceful reload makes new ones) would log in with the old PIN and

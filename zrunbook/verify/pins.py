@@ -78,10 +78,13 @@ FLAGS = (
          "the token's security officer sets a new user PIN with pkcsconf -c SLOT -u (C_InitPIN, which clears the "
          "lock and keeps the keys); then every service's PIN file or environment gets the new PIN and every "
          "service is restarted: an outage for each service that uses the token"),
-    Flag("USER_PIN_TO_BE_CHANGED", 0x80000, "the user PIN is still the one the token was initialised with",
-         "every login is cancelled (CKR_PIN_EXPIRED): httpd does not start",
-         "the server logs in, then openCryptoki refuses its operations (CKR_PIN_EXPIRED)",
-         "the token's user sets a new PIN with pkcsconf -c SLOT -p (C_SetPIN), then the services' PIN files get it"),
+    Flag("USER_PIN_TO_BE_CHANGED", 0x80000, "no user PIN was ever set: openCryptoki sets the flag when the token is "
+         "initialised and clears it at the security officer's first C_InitPIN",
+         "no login succeeds, the token has no user PIN (openCryptoki's C_Login: CKR_USER_PIN_NOT_INITIALIZED): "
+         "httpd does not start",
+         "no login succeeds (CKR_USER_PIN_NOT_INITIALIZED): the server does not start",
+         "the token's security officer sets the user PIN with pkcsconf -c SLOT -u (C_InitPIN); pkcsconf -p cannot, "
+         "it logs in first. Then the services' PIN files get it"),
 )
 DOUBTFUL = sum(f.bit for f in FLAGS)
 BY_NAME = {f.name: f for f in FLAGS}

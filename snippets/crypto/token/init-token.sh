@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Initialises an openCryptoki token without prompts: label, new SO PIN, user PIN; then checks the flags.
-# Needs openCryptoki 3.22 or later (p11sak --so), root (or the pkcs11 group) and a running pkcsslotd.
+# Needs openCryptoki 3.22 or later (p11sak --so), a running pkcsslotd, and the token administrator (a pkcs11
+# member whose token folder let-pkcs11-group-store-keys.sh has opened) or root.
 # Environment: TOKEN_LABEL, TOKEN_SO_PIN, TOKEN_USER_PIN; optional TOKEN_SLOT (default: the ICA token's slot)
 # and TOKEN_INITIAL_SO_PIN.
 set -euo pipefail
@@ -19,6 +20,8 @@ readonly SO_PIN_LOCKED=0x400000 SO_PIN_TO_BE_CHANGED=0x800000 ERROR_STATE=0x1000
 
 die() { echo "$*" >&2; exit 1; }
 
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu.
+PATH="$PATH:/usr/sbin:/sbin"
 command -v pkcsconf >/dev/null || die "pkcsconf is not installed: install openCryptoki first."
 command -v p11sak >/dev/null || die "p11sak (openCryptoki's key tool, used to test the PINs) is missing:" \
   "install openCryptoki 3.22 or later."
@@ -61,6 +64,36 @@ pkcsconf -s | grep -qx "Slot #$slot Info" ||
 model=$(token_field "$slot" Model)
 [[ -n "$model" ]] || die "Slot $slot has no token present: its token library did not load (see 'pkcsconf -s')."
 
+# token_folder: the slot's folder in the data store: its tokname in opencryptoki.conf, else its token type's default.
+token_folder() {
+  local conf=${OCK_CONF:-/etc/opencryptoki/opencryptoki.conf} store=${OCK_DATA_STORE:-/var/lib/opencryptoki}
+  local name="" stdll=""
+  if [[ -r $conf ]]; then
+    read -r name stdll < <(awk -v want="$slot" '
+      { sub(/#.*/, ""); gsub(/[{}=]/, " & ") }
+      { for (i = 1; i <= NF; i++) {
+          if ($i == "slot") { current = $(i + 1); i++ }
+          else if ($i == "}") { current = "" }
+          else if (current == want && ($i == "tokname" || $i == "stdll") && $(i + 1) == "=") {
+            v[$i] = $(i + 2); i += 2
+          }
+      } }
+      END { print (v["tokname"] == "" ? "-" : v["tokname"]), (v["stdll"] == "" ? "-" : v["stdll"]) }' "$conf") || true
+  fi
+  [[ $name == - ]] && name=""
+  if [[ -z $name ]]; then
+    case "$stdll:$model" in
+      libpkcs11_sw.so:* | -:Soft | :Soft) name=swtok ;;
+      libpkcs11_ica.so:* | -:ICA | :ICA | -:"IBM ICA" | :"IBM ICA") name=lite ;;
+      libpkcs11_cca.so:* | -:CCA | :CCA) name=ccatok ;;
+      libpkcs11_ep11.so:* | -:EP11 | :EP11) name=ep11tok ;;
+    esac
+  fi
+  [[ -n $name ]] && echo "$store/$name"
+  true
+}
+folder=$(token_folder)
+
 flags() { printf '%d' "$(token_field "$slot" Flags | awk '{print $1}')"; }
 has() { (( $(flags) & $1 )); }
 
@@ -90,10 +123,26 @@ for name in TOKEN_SO_PIN TOKEN_USER_PIN; do
     die "$name has $length characters; this token takes PINs of $pin_min to $pin_max. Nothing was changed."
 done
 
-# step DESCRIPTION BIT WANT-SET COMMAND...: run one pkcsconf action, then trust the flags, not its exit status.
+# openCryptoki writes the token's files (NVTOK.DAT, MK_SO, MK_USER) into its folder as the PINs are set. A user
+# who may not write there gets a token whose flags say "user PIN set" without MK_USER: check before any change.
+if [[ -n $folder && -d $folder && $EUID -ne 0 ]]; then
+  blocked=$folder
+  if [[ -w $folder && -x $folder ]]; then
+    blocked=$(find "$folder" \( -type d -o -type f \) ! -writable -print -quit 2>/dev/null || true)
+  fi
+  [[ -z $blocked ]] || die "The token folder $folder is not writable by $(id -un) ($blocked is not), and openCryptoki" \
+    "writes the token's files there when the PINs are set. Nothing was changed. As root, run" \
+    "let-pkcs11-group-store-keys.sh (the token page's step 3), log in again, then run this again. Now $(state)"
+fi
+
+# pkcsconf takes the PINs it is not given as options at its prompts, which read standard input: the PINs go there,
+# never on a command line that ps shows. Its prompts are taken out of what it says.
+unprompt() { sed -e 's/\(Re-enter\|Enter\) [^:]*: //g' -e '/^[[:space:]]*$/d'; }
+# step DESCRIPTION BIT WANT-SET INPUT COMMAND...: run one pkcsconf action with INPUT (one answer a line) on its
+# standard input, then trust the flags, not its exit status.
 step() {
-  local what=$1 bit=$2 want=$3 out; shift 3
-  out=$("$@" 2>&1 | sed 's/^Enter a unique token label: //') || true
+  local what=$1 bit=$2 want=$3 input=$4 out; shift 4
+  out=$("$@" <<<"$input" 2>&1 | unprompt) || true
   if { [[ $want == set ]] && has "$bit"; } || { [[ $want == clear ]] && ! has "$bit"; }; then
     echo "done: $what"; changed=yes
   else
@@ -115,21 +164,22 @@ if has "$TOKEN_INITIALIZED"; then
     "reinitialise it by hand if you mean to. Now $(state)"
 else
   step "initialise the token as '$TOKEN_LABEL'" "$TOKEN_INITIALIZED" set \
-    pkcsconf -c "$slot" -I -S "$initial_so_pin" <<<"$TOKEN_LABEL"
+    "$initial_so_pin"$'\n'"$TOKEN_LABEL" pkcsconf -c "$slot" -I
 fi
 if has "$SO_PIN_TO_BE_CHANGED"; then
   step "replace the factory SO PIN" "$SO_PIN_TO_BE_CHANGED" clear \
-    pkcsconf -c "$slot" -P -S "$initial_so_pin" -n "$TOKEN_SO_PIN"
+    "$initial_so_pin"$'\n'"$TOKEN_SO_PIN"$'\n'"$TOKEN_SO_PIN" pkcsconf -c "$slot" -P
 fi
 if ! has "$USER_PIN_INITIALIZED"; then
-  step "set the user PIN" "$USER_PIN_INITIALIZED" set pkcsconf -c "$slot" -u -S "$TOKEN_SO_PIN" -n "$TOKEN_USER_PIN"
+  step "set the user PIN" "$USER_PIN_INITIALIZED" set \
+    "$TOKEN_SO_PIN"$'\n'"$TOKEN_USER_PIN"$'\n'"$TOKEN_USER_PIN" pkcsconf -c "$slot" -u
 fi
 if has "$USER_PIN_TO_BE_CHANGED"; then
   # The token refuses a new PIN equal to the old one: go through a random one and back.
   temporary=$(tr -dc 0-9 </dev/urandom | head -c "$pin_max")
   step "change the user PIN (1 of 2)" "$USER_PIN_TO_BE_CHANGED" clear \
-    pkcsconf -c "$slot" -p -U "$TOKEN_USER_PIN" -n "$temporary"
-  if ! out=$(pkcsconf -c "$slot" -p -U "$temporary" -n "$TOKEN_USER_PIN" 2>&1); then
+    "$TOKEN_USER_PIN"$'\n'"$temporary"$'\n'"$temporary" pkcsconf -c "$slot" -p
+  if ! out=$(pkcsconf -c "$slot" -p <<<"$temporary"$'\n'"$TOKEN_USER_PIN"$'\n'"$TOKEN_USER_PIN" 2>&1 | unprompt); then
     # Never print a PIN: the temporary one goes to a file only the caller can read.
     pin_file=$(umask 077 && mktemp "${TMPDIR:-/tmp}/init-token-temporary-pin.XXXXXX")
     printf '%s\n' "$temporary" >"$pin_file"
@@ -153,6 +203,14 @@ logs_in() {
   die "The token is set up, but TOKEN_${who}_PIN does not log in to it ($(grep -o 'CKR_[A-Z_]*' <<<"$out" |
     head -n1 || echo "$out")): set TOKEN_${who}_PIN to the token's $who PIN. Now $(state)"
 }
+# A token whose user PIN was set while its folder was closed: the flags say "user PIN set", but the file that
+# holds the user's copy of the master key (MK_USER, beside MK_SO) was never written, so every login fails.
+if has "$USER_PIN_INITIALIZED" && [[ -n $folder && -e $folder/MK_SO && ! -e $folder/MK_USER ]]; then
+  die "MK_USER is missing from $folder: the user PIN was set while that folder was not writable, so no user PIN" \
+    "can log in. TOKEN_USER_PIN is not the problem: do not try other PINs. Open the folder (as root," \
+    "let-pkcs11-group-store-keys.sh), then let the security officer set the user PIN again at pkcsconf's" \
+    "prompts: pkcsconf -c $slot -u (the SO PIN, then the user PIN twice), and run this again. Now $(state)"
+fi
 logs_in USER
 logs_in SO
 

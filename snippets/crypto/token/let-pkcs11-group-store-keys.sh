@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lets members of the pkcs11 group store keys in openCryptoki's tokens: the token folders get group
-# pkcs11 and mode 770 (group read/write, nothing for others). Run as root, after init-token.sh.
+# pkcs11 and mode 770 (group read/write, nothing for others). Run as root, before init-token.sh.
 # Needed on Ubuntu/Debian (openCryptoki 3.23 leaves them root:root 0755); on RHEL/SLES it changes nothing.
 set -euo pipefail
 

@@ -62,11 +62,12 @@ doubtful=()
 (( 16#$flags & 0x10000 )) && doubtful+=("USER_PIN_COUNT_LOW: a wrong user PIN was given since the last good login")
 (( 16#$flags & 0x20000 )) && doubtful+=("USER_PIN_FINAL_TRY: one more wrong user PIN locks the token; pkcs11-provider cancels every new login")
 (( 16#$flags & 0x40000 )) && doubtful+=("USER_PIN_LOCKED: the user PIN is locked")
-(( 16#$flags & 0x80000 )) && doubtful+=("USER_PIN_TO_BE_CHANGED: the user PIN must be changed first")
+(( 16#$flags & 0x80000 )) && doubtful+=("USER_PIN_TO_BE_CHANGED: no user PIN was ever set; the security officer sets one (pkcsconf -u)")
 if ((${#doubtful[@]})); then
   printf 'check-key-in-token: not logging in to the token in slot %s (flags 0x%s):\n' "$SLOT" "$flags" >&2
   printf '  %s\n' "${doubtful[@]}" >&2
-  echo "  Find and correct the wrong PIN first: a good login by a service clears the count." >&2
+  echo "  Find and correct the wrong PIN first, then clear the count with clear-pin-count.sh as a pkcs11 member" >&2
+  echo "  (at USER_PIN_FINAL_TRY no httpd login clears it); a lock needs the security officer (pkcsconf -u)." >&2
   exit 4
 fi
 

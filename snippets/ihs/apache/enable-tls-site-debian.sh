@@ -61,11 +61,15 @@ if [[ -n $old ]] && alive "$old"; then
     exit 1
   fi
 fi
-apache2ctl start
-for _ in $(seq 50); do running && break; sleep 0.2; done
-if ! running; then
-  echo "httpd did not stay up; the end of its error log:" >&2
-  tail -n 5 /var/log/apache2/error.log >&2
+# errlog_tail WHAT: say what httpd did and why, from the end of its error log (apache2ctl itself says little).
+errlog_tail() {
+  echo "httpd $1; the end of its error log:" >&2
+  tail -n 5 /var/log/apache2/error.log >&2 || true
   exit 1
+}
+if ! apache2ctl start; then
+  errlog_tail "did not start"
 fi
+for _ in $(seq 50); do running && break; sleep 0.2; done
+running || errlog_tail "did not stay up"
 echo "httpd serves $site"
