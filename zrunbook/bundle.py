@@ -40,6 +40,7 @@ def _as_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
     reader's plain ``tar x`` as root then makes no file another user's."""
     info.uid = info.gid = 0
     info.uname = info.gname = "root"
+    info.mode &= 0o755  # whatever the builder's umask: no entry writable by group or others
     return info
 
 

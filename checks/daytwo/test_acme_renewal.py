@@ -117,7 +117,7 @@ def renewal_metrics(host, tmp_path: Path | None = None) -> dict[str, float]:
         assert promtool.metrics_problems(tmp_path / "renewal.prom") == []
     assert 'server_name="www.example.com"' in text, text
     assert ("# HELP zrunbook_certificate_renewal_last_exit_status The last run's exit status (0 renewed or not due,"
-            " 1 not renewed, 4 PIN doubtful).") in text, text
+            " 1 not renewed, 3 switched but a check failed, 4 PIN doubtful).") in text, text
     return {line.split("{")[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
             if line and not line.startswith("#")}
 
@@ -364,11 +364,13 @@ def test_the_argv_trace_sees_a_pin_on_a_command_line_as_ps_would(fresh_host):
                       expects="a copy httpd's user cannot read, or a folder others can change, is refused first")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
-def test_snippets_httpds_user_cannot_read_or_others_can_change_are_refused_before_any_key(fresh_host):
+def test_snippets_the_token_administrator_cannot_read_or_others_can_change_are_refused_before_any_key(fresh_host):
     """Run from the bundle unpacked in root's download folder (0700), the renewal stops before it makes a key,
-    because httpd's user runs the key check after the switch and cannot read it there (the walkthrough's M4). Run
-    from an installed bundle with a folder others can write, it stops too: root runs those files. Nothing changes
-    in either case: the site, its file, the token's keys."""
+    because the token administrator runs the key check after the switch and cannot read it there (the walkthrough's
+    M4, met then as www-data). Run from an installed bundle with a folder others can write, it stops too: root runs
+    those files. So does a run through a link to the installed bundle from a folder another user owns: the checked
+    path is the real one, and so is the one run. Nothing changes in any case: the site, its file, the token's
+    keys."""
     host = fresh_host
     serve_token(host)
     before = site_state(host)
@@ -377,7 +379,7 @@ def test_snippets_httpds_user_cannot_read_or_others_can_change_are_refused_befor
     env = f"TOKEN_ADMIN={ADMIN} ACME_SERVER={ACME} TEXTFILE_DIR="
     unread = host.run(f"env {env} bash {bundle.DL}/zrunbook-snippets/{RENEW}")
     assert unread.rc == 1, output(unread)
-    assert unread.stderr.startswith(f"renew: www-data cannot read {bundle.DL}/zrunbook-snippets/crypto/verify/"
+    assert unread.stderr.startswith(f"renew: {ADMIN} cannot read {bundle.DL}/zrunbook-snippets/crypto/verify/"
                                     "check-key-in-token.sh"), output(unread)
     assert unread.stderr.rstrip().endswith("Nothing was changed."), output(unread)
     bundle.install(host)
@@ -386,6 +388,12 @@ def test_snippets_httpds_user_cannot_read_or_others_can_change_are_refused_befor
     assert opened.rc == 1, output(opened)
     assert opened.stderr.startswith(f"renew: {bundle.installed('ihs/apache')} can be changed by someone other than"
                                     " root"), output(opened)
+    # a link to the bundle in a folder www-data owns: the run goes by the real path, which is root's alone (its
+    # check passes the folders and stops at the open one above, named by its real path, not the link's)
+    ok(host, "install -d -o www-data /tmp/web && ln -s /opt/zrunbook/snippets /tmp/web/snippets")
+    linked = host.run(f"env {env} bash /tmp/web/snippets/{RENEW}")
+    assert linked.rc == 1, output(linked)
+    assert linked.stderr.startswith(f"renew: {bundle.installed('ihs/apache')} can be changed"), output(linked)
     assert site_state(host) == before
 
 

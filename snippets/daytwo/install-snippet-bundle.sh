@@ -27,13 +27,22 @@ have=$(sha256sum "$bundle" | cut -d' ' -f1)
 [[ $have == "$want" ]] || die "$bundle does not have the SHA-256 in $bundle.sha256 ($have, not $want): download" \
   "both again. Nothing was installed."
 
-# The folder above the bundle must be root's alone too: whoever could rename it could put other files in its place.
+# The folder above the bundle, and each above it, must be root's alone too: whoever could rename one could put other
+# files in its place. Checked before anything is made, so that an existing folder is refused, not repaired.
+parent=$dir
+until [[ -e $parent ]]; do parent=$(dirname -- "$parent"); done
+parent=$(readlink -f -- "$parent")
+while :; do
+  read -r owner mode < <(stat -c '%u %a' -- "$parent")
+  if [[ $owner != 0 ]] || { ((8#$mode & 8#022)) && ! ((8#$mode & 8#1000)); }; then
+    die "$parent is not root's alone (owner uid $owner, mode $mode): make it root's, mode 0755, before installing" \
+      "files that root runs below it. Nothing was installed."
+  fi
+  [[ $parent == / ]] && break
+  parent=$(dirname -- "$parent")
+done
 install -d -m 0755 -o root -g root "$dir"
-read -r owner mode < <(stat -c '%u %a' -- "$dir")
-if [[ $owner != 0 ]] || ((8#$mode & 8#022)); then
-  die "$dir is not root's alone (owner uid $owner, mode $mode): make it root's, mode 0755, before installing files" \
-    "that root runs into it."
-fi
+[[ ! -L $dir ]] || die "$dir is a link: give the folder itself (ZRUNBOOK_DIR). Nothing was installed."
 
 # Unpacked beside the old one, then moved into place: no run ever sees half a bundle. As root tar would keep the
 # owners the archive names (the build machine's); --no-same-owner makes every file root's.
@@ -47,6 +56,10 @@ chown -R root:root "$new/zrunbook-snippets"
 chmod -R u=rwX,go=rX "$new/zrunbook-snippets"
 chmod 0755 "$new"
 files=$(find "$new/zrunbook-snippets" -type f | wc -l)
+# Not while a renewal runs from the bundle it replaces: the renewal holds this lock for its whole run.
+exec 9>>/run/renew-token-certificate.lock
+flock -w 600 9 || die "a renewal has held /run/renew-token-certificate.lock for 10 minutes: try again when it ends." \
+  "Nothing was installed."
 if [[ -e $dir/snippets ]]; then
   rm -rf "$dir/snippets.previous"
   mv "$dir/snippets" "$dir/snippets.previous"

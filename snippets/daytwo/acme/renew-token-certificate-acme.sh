@@ -5,10 +5,11 @@
 # Apache page's key step (a new key in the token and its request, as TOKEN_ADMIN), the day-two switch (graceful
 # reload, refuses a certificate without the new key), the key and signing checks, and the removal of the old key.
 # Each pair the site names (an RSA and an ECDSA certificate with their keys, or one) is renewed in turn, with a new
-# key of the type and size of the key it replaces: RSA of the same size (at least 3072 bits, as 4096, where httpd's
-# OpenSSL configuration runs the FIPS provider: libica refuses smaller RSA keys in FIPS mode), ECDSA on P-256.
-# Root runs this file and its sibling steps, and httpd's user runs the key check: keep them where the bundle's
-# install step puts them (/opt/zrunbook/snippets), root's alone to change and readable by all.
+# key of the type and size of the key it replaces: RSA of the same size (at least 3072 bits, as 4096, on a FIPS host:
+# libica in FIPS mode, which the kernel's fips_enabled or LIBICA_FIPS_FLAG=1 turns on, refuses smaller RSA keys; an
+# OpenSSL configuration that asks for the FIPS provider counts too), ECDSA on P-256.
+# Root runs this file and its sibling steps, and the token administrator runs the key check: keep them where the
+# bundle's install step puts them (/opt/zrunbook/snippets), root's alone to change and readable by all.
 # Usage: renew-token-certificate-acme.sh [--when-due]
 #   --when-due  renew a pair only once two thirds of its certificate's lifetime have passed (for a timer or cron).
 #               Not ACME Renewal Information (RFC 9773): certbot 4.0 (Debian 13) has none, and certbot asks it only in
@@ -19,17 +20,19 @@
 # http://SERVER_NAME/.well-known/acme-challenge/ from), CA_FILE (the trust anchors the issued chain must verify
 # against, default /etc/ssl/certs/ca-certificates.crt), ACME_CA_BUNDLE (the CA bundle certbot trusts for the ACME
 # server itself, when it is a private one), ACME_EMAIL (else the account is registered without one), TOKEN_LABEL
-# (IBMICATOK), SERVER_NAME (www.example.com), SITE_CONF, OPENSSL_PKCS11_CONF, HTTPD_USER (www-data), PORT (443),
+# (IBMICATOK), SERVER_NAME (www.example.com), SITE_CONF, OPENSSL_PKCS11_CONF (the file /etc/apache2/envvars names
+# in OPENSSL_CONF, else /etc/ssl/openssl-pkcs11.conf), HTTPD_USER (www-data), PORT (443),
 # TEXTFILE_DIR (node_exporter's textfile directory, /var/lib/prometheus/node-exporter; set it empty for no metrics).
 # Every run that gets past its lock writes zrunbook-renewal-SERVER_NAME.prom there, replaced in one mv:
 #   zrunbook_certificate_renewal_last_run_timestamp_seconds      when this run ended
 #   zrunbook_certificate_renewal_last_exit_status                its exit status (below); the monitoring page's
 #                                                                CertificateRenewalFailing alert fires on a non-zero one
 #   zrunbook_certificate_renewal_last_renewed_timestamp_seconds  when a run last installed a new certificate
-#   zrunbook_certificate_renewal_due_timestamp_seconds           when the first certificate the site names is due:
+#   zrunbook_certificate_renewal_due_timestamp_seconds           when the site's earliest due certificate is due:
 #                                                                two thirds of its lifetime, from notBefore and notAfter
-# Exit status: 0 renewed (or not due yet), 1 not renewed (the old certificate still serves) or a check after the
-# switch failed (the old key is then kept), 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
+# Exit status: 0 renewed (or not due yet), 1 not renewed (the old certificate still serves), 3 switched, but a check
+# after the switch failed or the switch stopped after it changed the site (both keys are kept: a person looks; the
+# service does not retry it), 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
 set -euo pipefail
 
 die() { echo "renew: $*" >&2; exit 1; }
@@ -39,8 +42,11 @@ case "${1:-}" in
   --when-due) when_due=yes ;;
   *) echo "Usage: $0 [--when-due]" >&2; exit 2 ;;
 esac
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The bundle's real path, resolved once: the steps are checked and run by that path, so no link another user can
+# change stands between the check and the run.
+here=$(cd -P "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 snippets=$(dirname "$(dirname "$here")")
+self="$here/$(basename "${BASH_SOURCE[0]}")"
 KEY_STEP="$snippets/ihs/apache/create-token-key-and-csr.sh"
 SWITCH="$snippets/daytwo/switch-token-certificate.sh"
 REMOVE="$snippets/daytwo/remove-old-token-key.sh"
@@ -50,6 +56,10 @@ CHECK_SIGNS="$snippets/crypto/verify/check-token-signs.sh"
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}" SERVER_NAME="${SERVER_NAME:-www.example.com}" PORT="${PORT:-443}"
 WEBROOT="${WEBROOT:-/var/www/html}" CA_FILE="${CA_FILE:-/etc/ssl/certs/ca-certificates.crt}"
 SITE_CONF="${SITE_CONF:-/etc/apache2/sites-available/tls.conf}" HTTPD_USER="${HTTPD_USER:-www-data}"
+# httpd's own OpenSSL configuration: the one the IHS chapter's step names in envvars (the FIPS file after the switch)
+if [[ -z ${OPENSSL_PKCS11_CONF:-} && -r /etc/apache2/envvars ]]; then
+  OPENSSL_PKCS11_CONF=$(sed -n -E 's/^[[:space:]]*export OPENSSL_CONF=["]?([^"]*)["]?[[:space:]]*$/\1/p' /etc/apache2/envvars | tail -n 1)
+fi
 OPENSSL_PKCS11_CONF="${OPENSSL_PKCS11_CONF:-/etc/ssl/openssl-pkcs11.conf}"
 TEXTFILE_DIR="${TEXTFILE_DIR-/var/lib/prometheus/node-exporter}"
 
@@ -59,8 +69,10 @@ TEXTFILE_DIR="${TEXTFILE_DIR-/var/lib/prometheus/node-exporter}"
   "renew without the metrics the monitoring page alerts on."
 
 # One renewal at a time: a timer run and a hand run must not make two keys.
-exec 9>/run/lock/renew-token-certificate.lock
-flock -n 9 || die "another renewal is running (it holds /run/lock/renew-token-certificate.lock)."
+# The lock is in /run, root's alone (/run/lock is writable by all on many hosts: another user could hold or plant it);
+# opened to append, so it truncates nothing. The bundle's install step takes it too.
+exec 9>>/run/renew-token-certificate.lock
+flock -n 9 || die "another renewal, or the bundle's install step, is running (it holds /run/renew-token-certificate.lock)."
 
 # The metrics, written when the run ends, whatever its end: node_exporter's textfile collector reads them, and the
 # monitoring page's alerts fire on a failed run. A temporary file in the same folder, moved into place, so the
@@ -86,18 +98,21 @@ write_metrics() {  # EXIT_STATUS
   while read -r cert; do
     if [[ -r $cert ]] && value=$(due_of "$cert" 2>/dev/null) && [[ -z $due || $value -lt $due ]]; then due=$value; fi
   done < <(site_certificates 2>/dev/null)
-  tmp=$(mktemp "$TEXTFILE_DIR/.zrunbook-renewal.prom.XXXXXX") || { echo "renew: could not write $file." >&2; return 0; }
   # each entry: NAME:VALUE:HELP (the help has no colon); an empty value gives no metric
+  local text=""
   for metric in "last_run_timestamp_seconds:$(date +%s):When the last renewal run ended." \
-                "last_exit_status:$1:The last run's exit status (0 renewed or not due, 1 not renewed, 4 PIN doubtful)." \
+                "last_exit_status:$1:The last run's exit status (0 renewed or not due, 1 not renewed, 3 switched but a check failed, 4 PIN doubtful)." \
                 "last_renewed_timestamp_seconds:$renewed_at:When a run last installed a new certificate." \
-                "due_timestamp_seconds:$due:When two thirds of the first served certificate's lifetime have passed."; do
+                "due_timestamp_seconds:$due:When two thirds of the lifetime of the site's earliest due certificate have passed."; do
     name=zrunbook_certificate_renewal_${metric%%:*} value=${metric#*:}
     value=${value%%:*}
     [[ -n $value ]] || continue
-    printf '# HELP %s %s\n# TYPE %s gauge\n%s%s %s\n' "$name" "${metric##*:}" "$name" "$name" "$label" "$value" >>"$tmp"
+    text+=$(printf '# HELP %s %s\n# TYPE %s gauge\n%s%s %s' "$name" "${metric##*:}" "$name" "$name" "$label" "$value")$'\n'
   done
-  if ! { chmod 0644 "$tmp" && mv -f "$tmp" "$file"; }; then
+  # A new file only (noclobber: O_EXCL, which follows no link planted under that name), made 0644 by the umask, never
+  # chmod-ed by name: the folder's parent may belong to node_exporter's user.
+  tmp="$TEXTFILE_DIR/.zrunbook-renewal.prom.$$.$RANDOM$RANDOM"
+  if ! (umask 022 && set -C && printf '%s' "$text" >"$tmp") 2>/dev/null || ! mv -f "$tmp" "$file"; then
     rm -f "$tmp"
     echo "renew: could not write $file." >&2
   fi
@@ -107,14 +122,21 @@ new_label="" made=no switched=no old_label="" old_cert="" key_type=rsa
 on_exit() {
   local rc=$?
   rm -rf "${issued:-/nonexistent}"
-  if ((rc != 0)) && [[ -n $new_label && $switched == no ]]; then
+  if ((rc != 0)) && [[ -n $new_label && $switched == no ]] && grep -qE "object=$new_label([;\"]|$)" "$SITE_CONF" 2>/dev/null; then
+    # the switch stopped after it wrote the site file: the site names the new key now; both keys stay
+    echo "renew: the switch stopped after it changed $SITE_CONF, which now names $new_label; both $old_label and" \
+      "$new_label are kept. Check the site (apachectl -t), then the key check, before removing either." >&2
+    rc=3
+  elif ((rc != 0)) && [[ -n $new_label && $switched == no ]]; then
     # (a key step that failed may have made no key: then there is nothing to remove, and nothing to report)
-    if ! bash "$REMOVE" "$new_label" "$key_type" >/dev/null 2>&1 && [[ $made == yes ]]; then
+    if ! TOKEN_USER_PIN=${TOKEN_USER_PIN:-} bash "$REMOVE" "$new_label" "$key_type" >/dev/null 2>&1 &&
+       [[ $made == yes ]]; then
       echo "renew: remove the unused key $new_label by hand." >&2
     fi
     echo "renew: the site still serves $old_cert with key $old_label." >&2
   fi
   write_metrics "$rc"
+  exit "$rc"
 }
 trap on_exit EXIT
 
@@ -141,7 +163,7 @@ not_roots_alone() {  # PATH: the first file or folder on PATH's real path, from 
     p=$(dirname -- "$p")
   done
 }
-for step in "${BASH_SOURCE[0]}" "$KEY_STEP" "$SWITCH" "$REMOVE" "$CHECK_KEY" "$CHECK_SIGNS"; do
+for step in "$self" "$KEY_STEP" "$SWITCH" "$REMOVE" "$CHECK_KEY" "$CHECK_SIGNS"; do
   open=$(not_roots_alone "$step")
   [[ -z $open ]] || die "$open can be changed by someone other than root, and root runs $step from there:" \
     "install the snippet bundle with its install step (it makes /opt/zrunbook/snippets root's alone). Nothing was changed."
@@ -150,15 +172,16 @@ done
 [[ -r $CA_FILE ]] || die "cannot read CA_FILE $CA_FILE, the trust anchors the new chain must verify against."
 [[ -f $SITE_CONF ]] || die "the site file $SITE_CONF does not exist: set SITE_CONF to your TLS site."
 id "$HTTPD_USER" >/dev/null 2>&1 || die "there is no user $HTTPD_USER: set HTTPD_USER to the user httpd runs as."
-# httpd's user runs the key check after the switch: a copy it cannot read (in root's home) would fail only then.
-runuser -u "$HTTPD_USER" -- test -r "$CHECK_KEY" || die "$HTTPD_USER cannot read $CHECK_KEY, which this step runs as" \
-  "that user after the switch: keep the snippets where all may read them, as the bundle's install step does" \
-  "(/opt/zrunbook/snippets). Nothing was changed."
 TOKEN_ADMIN="${TOKEN_ADMIN:-${SUDO_USER:-}}"
 [[ -n $TOKEN_ADMIN && $TOKEN_ADMIN != root ]] || die "set TOKEN_ADMIN to the token administrator, a member of" \
   "pkcs11 other than root: the token tools run as that user, never as root."
 id -nG "$TOKEN_ADMIN" 2>/dev/null | tr ' ' '\n' | grep -qx pkcs11 || die "$TOKEN_ADMIN is not a member of the group" \
   "pkcs11 (or no such user): add the token administrator with the crypto chapter's step."
+# The token administrator runs the key check after the switch (with the PIN in its environment, which only that user
+# and root can read): a copy it cannot read (in root's home) would fail only then.
+runuser -u "$TOKEN_ADMIN" -- test -r "$CHECK_KEY" || die "$TOKEN_ADMIN cannot read $CHECK_KEY, which this step runs" \
+  "as that user after the switch: keep the snippets where all may read them, as the bundle's install step does" \
+  "(/opt/zrunbook/snippets). Nothing was changed."
 export TOKEN_ADMIN TOKEN_LABEL SERVER_NAME PORT SITE_CONF OPENSSL_PKCS11_CONF
 
 # The site's pairs, each a certificate and the token key after it: one, or an RSA and an ECDSA pair.
@@ -168,7 +191,7 @@ mapfile -t keys < <(site_key_files)
   "${#keys[@]} SSLCertificateKeyFile lines: give each certificate its key line."
 # A FIPS site: the kernel's FIPS mode, or httpd's OpenSSL configuration asks for the FIPS provider's algorithms.
 fips=no
-if [[ $(cat /proc/sys/crypto/fips_enabled 2>/dev/null) == 1 ]] ||
+if [[ $(cat /proc/sys/crypto/fips_enabled 2>/dev/null) == 1 || ${LIBICA_FIPS_FLAG:-} == 1 ]] ||
    grep -Eq '^[[:space:]]*default_properties[[:space:]]*=.*fips[[:space:]]*=[[:space:]]*yes' "$OPENSSL_PKCS11_CONF" 2>/dev/null; then
   fips=yes
 fi
@@ -199,6 +222,12 @@ for i in "${!certs[@]}"; do
     "3072 or 4096 bits and ECDSA on P-256): renew it by hand. Nothing was changed."
   specs+=("$spec")
 done
+# The switch replaces the pair of the new key's type: two pairs of one type (two vhosts in the file, or RSA 2048
+# beside 4096) would be refused only after the CA issued, and every retry would order again.
+if (($(printf '%s\n' "${specs[@]}" | cut -d' ' -f1 | sort | uniq -d | wc -l) > 0)); then
+  die "$SITE_CONF names two certificates of one key type (${specs[*]}): this step renews one RSA and one ECDSA" \
+    "pair of one site. Renew such a file by hand. Nothing was changed."
+fi
 
 # When due: two thirds of the lifetime of each certificate the site names (a 47-day certificate after 31 days).
 due_pairs=()
@@ -246,7 +275,7 @@ if [[ -n $pin_file && -r $pin_file ]]; then
   TOKEN_USER_PIN=$file_pin
 fi
 : "${TOKEN_USER_PIN:?set TOKEN_USER_PIN, because the OpenSSL configuration of httpd names no PIN file this step can read}"
-export TOKEN_USER_PIN
+declare +x TOKEN_USER_PIN  # given to each step that needs it, not to every program this run starts
 
 for i in "${due_pairs[@]}"; do
   old_cert=${certs[$i]} old_label=${labels[$i]} new_label="" made=no switched=no
@@ -260,7 +289,7 @@ for i in "${due_pairs[@]}"; do
   new_label="${old_label%-[0-9]*}-$stamp"
   csr="/etc/ssl/$name-$stamp.csr"
   new_cert="/etc/ssl/certs/$name-$stamp.crt"
-  KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" "${spec[@]}" >/dev/null ||
+  TOKEN_USER_PIN=$TOKEN_USER_PIN KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" "${spec[@]}" >/dev/null ||
     die "the key step could not make a new ${spec[*]} key in token $TOKEN_LABEL (above: why; a token that is full or" \
       "whose store is read-only stops here)."
   made=yes
@@ -271,7 +300,7 @@ for i in "${due_pairs[@]}"; do
   [[ -n ${ACME_CA_BUNDLE:-} ]] && export REQUESTS_CA_BUNDLE=$ACME_CA_BUNDLE
   account=(--register-unsafely-without-email)
   [[ -n ${ACME_EMAIL:-} ]] && account=(--email "$ACME_EMAIL")
-  if ! log=$(env -u TOKEN_USER_PIN certbot certonly --non-interactive --agree-tos "${account[@]}" \
+  if ! log=$(certbot certonly --non-interactive --agree-tos "${account[@]}" \
         --server "$ACME_SERVER" --csr "$csr" --webroot --webroot-path "$WEBROOT" --cert-path "$issued/cert.pem" \
         --chain-path "$issued/chain.pem" --fullchain-path "$issued/fullchain.pem" 2>&1); then
     echo "$log" | grep -iE 'error|detail|fail|type:' | head -n 8 >&2 || true
@@ -293,16 +322,22 @@ for i in "${due_pairs[@]}"; do
   switched=yes
 
   # 5. The outcome, after every renewal: the served keys are in the token, the token signs the handshakes; then the
-  # old key goes. A failed check stops before the removal, so the old key stays for switching back. The key check
-  # runs as httpd's user and takes the PIN from its environment (runuser without --login passes it on).
-  runuser -u "$HTTPD_USER" -- bash "$CHECK_KEY" "localhost:$PORT" ||
-    die "the site serves $new_cert, but its key check failed (above); the old key $old_label is kept."
+  # old key goes. A failed check stops before the removal (status 3), so the old key stays for switching back. The
+  # key check runs as the token administrator and takes the PIN from its environment (runuser without --login passes
+  # it on).
+  if ! TOKEN_USER_PIN=$TOKEN_USER_PIN runuser -u "$TOKEN_ADMIN" -- bash "$CHECK_KEY" "localhost:$PORT"; then
+    echo "renew: the site serves $new_cert, but its key check failed (above); the old key $old_label is kept." >&2
+    exit 3
+  fi
   signs=0
   SERVICE_USER=$HTTPD_USER TOKEN_LABEL=$TOKEN_LABEL CA_FILE=$CA_FILE SERVER_NAME=$SERVER_NAME \
       bash "$CHECK_SIGNS" "localhost:$PORT" || signs=$?
-  ((signs == 0 || signs == 5)) ||
-    die "the site serves $new_cert, but the token signing check failed (above); the old key $old_label is kept."
-  bash "$REMOVE" "$old_label" "$key_type"
+  if ((signs != 0 && signs != 5)); then
+    echo "renew: the site serves $new_cert, but the token signing check failed (above); the old key $old_label is" \
+      "kept." >&2
+    exit 3
+  fi
+  TOKEN_USER_PIN=$TOKEN_USER_PIN bash "$REMOVE" "$old_label" "$key_type"
   renewed_at=$(date +%s)
   echo "renew: $SERVER_NAME serves $new_cert (expires $(openssl x509 -in "$new_cert" -noout -enddate | cut -d= -f2))," \
     "key $new_label (${spec[*]}) in token $TOKEN_LABEL; $old_label removed."
