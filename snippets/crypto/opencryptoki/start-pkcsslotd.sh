@@ -12,6 +12,7 @@ action=${1:-start}
 for cmd in pkcsslotd pkcsconf; do
   command -v "$cmd" >/dev/null || { echo "$cmd is missing: install openCryptoki first." >&2; exit 1; }
 done
+command -v setpriv >/dev/null || { echo "setpriv is missing: install util-linux." >&2; exit 1; }
 # openCryptoki serves only members of pkcs11, root included. Its package adds root to the group, but a shell
 # started before the install does not have it yet (every openCryptoki call then fails with CKR_HOST_MEMORY).
 if ! id -Gn | tr ' ' '\n' | grep -qx pkcs11; then
@@ -21,9 +22,11 @@ if ! id -Gn | tr ' ' '\n' | grep -qx pkcs11; then
 fi
 
 # The daemon counts as up only when it answers: pkcsconf -s lists the slots through its socket.
-# Token tools as root: pkcsconf -s asks the slot daemon root starts here for its slot list; it opens no token,
-# logs in to none and writes nothing.
-answers() { pkcsconf -s >/dev/null 2>&1; }
+# Token tools never as root: pkcsconf -s logs in to nothing, but it loads openCryptoki, which opens every token's
+# NVTOK.DAT and sets its mode and group; as root that follows a link a pkcs11 member planted (CVE-2026-23893,
+# before 3.27 without the fix). So it runs as nobody with group pkcs11 and no other group: a member's rights.
+as_group() { setpriv --reuid=nobody --regid=pkcs11 --clear-groups -- "$@"; }
+answers() { as_group pkcsconf -s >/dev/null 2>&1; }
 
 # The daemon's PIDs, zombies left out (a zombie has exited; only its parent can reap it).
 live_pids() { ps -C pkcsslotd -o pid=,stat= 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'; }
@@ -72,10 +75,10 @@ for _ in $(seq 50); do
   sleep 0.2
 done
 if ! answers; then
-  echo "pkcsslotd did not come up, or does not answer: pkcsconf -s says: $(pkcsconf -s 2>&1 | tail -n 1)" >&2
+  echo "pkcsslotd did not come up, or does not answer: pkcsconf -s says: $(as_group pkcsconf -s 2>&1 | tail -n 1)" >&2
   echo "See 'journalctl -u pkcsslotd' (or syslog) for the daemon's reason. CKR_HOST_MEMORY or a permission error" \
        "here usually means this shell lacks the pkcs11 group: log in again." >&2
   exit 1
 fi
 echo "pkcsslotd is running; its slots:"
-pkcsconf -s | grep -E '^Slot #|Flags'
+as_group pkcsconf -s | grep -E '^Slot #|Flags'
