@@ -37,7 +37,8 @@ def test_the_step_asks_the_daemon_as_nobody_pkcs11_never_as_root(fresh_host):
     nobody = fresh_host.check_output("id -u nobody")
     pkcs11 = fresh_host.check_output("getent group pkcs11 | cut -d: -f3")
     seen = fresh_host.check_output("cat /tmp/zr-ids/log").splitlines()
-    assert seen and set(seen) == {f"{nobody} {pkcs11} {pkcs11}"}, seen
+    assert seen, "no pkcsconf ran"
+    assert set(seen) == {f"{nobody} {pkcs11} {pkcs11}"}, seen
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")

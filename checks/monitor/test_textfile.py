@@ -277,21 +277,26 @@ def test_the_exporter_loads_opencryptoki_only_as_nobody_pkcs11_and_counts_what_w
         fresh_host.run(f"rm -f {STORE}/planted-link {STORE}/planted-fifo")
     assert planted["zrunbook_token_store_suspect_entries"] == 2, said
     assert "token store: 2 suspect entries (list them: find" in said
+    description = ("A link or FIFO in /var/lib/opencryptoki was planted by hand or by a pkcs11 member. Do not start, "
+                   "restart or reload httpd or run token tools as root until it is found and removed (find "
+                   "/var/lib/opencryptoki -type l -o ! -type f ! -type d -o -type f -links +1); ask who put it there.")
     expected = [{"exp_labels": {"severity": "critical", "instance": "web8"},
                  "exp_annotations": {
                      "summary": "web8: 2 entries in the openCryptoki token store that openCryptoki never writes",
-                     "description": "A link or FIFO in /var/lib/opencryptoki was planted by hand or by a pkcs11 member. "
-                                    "Do not start, restart or reload httpd or run token tools as root until it is found "
-                                    "and removed (find /var/lib/opencryptoki -type l -o ! -type f ! -type d -o -type f "
-                                    "-links +1); ask who put it there."}}]
+                     "description": description}}]
     assert rule_test(tmp_path, {"web8": planted}, expected, "TokenStoreTampered") == []
 
     # The negative: the same exporter without its setpriv prefix, as it was before the fix, runs pkcsconf as root.
-    fresh_host.run_expect([0], f"rm -f {ID_SHIM}/log && sed 's/\"${{as_group\[@\]}}\" //' "
+    unprivileged = '"${as_group[@]}" '
+    assert (SNIPPETS / EXPORTER).read_text().count(unprivileged) == 2
+    pattern = r'"[$]{as_group\[@\]}" '  # the same text as a sed pattern
+    fresh_host.run_expect([0], f"rm -f {ID_SHIM}/log && sed 's/{pattern}//' "
                                f"{snippet_path(EXPORTER)} > /tmp/zr-old-textfile.sh")
     old = fresh_host.run(f"{env} bash /tmp/zr-old-textfile.sh {OUT}")
     assert old.rc == 0, output(old)
-    assert seen_ids(fresh_host) and all(line.startswith("0 0 ") for line in seen_ids(fresh_host)), seen_ids(fresh_host)
+    as_root = seen_ids(fresh_host)
+    assert as_root, "the old form ran no pkcsconf"
+    assert all(line.startswith("0 0 ") for line in as_root), as_root
 
 
 @pytest.mark.parametrize("bad", sorted(p.name for p in (ROOT / "checks/monitor/bad").glob("*.prom")))
