@@ -250,19 +250,19 @@ def seen_ids(host) -> list[str]:
                       expects="the exporter's old form, pkcsconf run as root, is seen loading openCryptoki as uid 0")
 @pytest.mark.from_state(TOKEN_KEY)
 @pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
-def test_the_exporter_loads_opencryptoki_only_as_nobody_pkcs11_and_counts_what_was_planted_in_the_store(
+def test_the_exporter_loads_opencryptoki_only_as_zrprobe_and_counts_what_was_planted_in_the_store(
         fresh_host, tmp_path):
-    """Review 2026-12 H-1: every pkcsconf the exporter runs (-t and -i) runs as nobody with group pkcs11 and no other
+    """Review 2026-12 H-1: every pkcsconf the exporter runs (-t and -i) runs as zrprobe (group pkcs11) and no other
     group, and still reads the token's flags and the library's version. A symbolic link and a FIFO planted in the
     token store are counted (2) and fire TokenStoreTampered, critical. The negative: the exporter with its setpriv
     prefix taken out (its form before the fix) is seen running pkcsconf as uid 0."""
     start_pkcsslotd(fresh_host)
     id_shim(fresh_host)
-    nobody = fresh_host.check_output("id -u nobody")
+    probe = fresh_host.check_output("id -u zrprobe")
     pkcs11 = fresh_host.check_output("getent group pkcs11 | cut -d: -f3")
     env = f"PATH={ID_SHIM}:$PATH CERT_FILE={SITE_CERT}"
     samples, said = export(fresh_host, tmp_path, env, "unprivileged.prom")
-    assert seen_ids(fresh_host) == [f"{nobody} {pkcs11} {pkcs11}"] * 2, seen_ids(fresh_host)
+    assert seen_ids(fresh_host) == [f"{probe} {pkcs11} {pkcs11}"] * 2, seen_ids(fresh_host)
     assert samples["zrunbook_slotd_up"] == 1, said
     assert samples[f'zrunbook_token_user_pin_final_try{{token="{LABEL}"}}'] == 0, samples
     assert [k for k in samples if k.startswith("zrunbook_opencryptoki_info")], samples

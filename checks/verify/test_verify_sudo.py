@@ -36,7 +36,7 @@ def test_the_page_s_account_passes_and_every_broader_rule_fails(fresh_host):
     ok(host, f"bash {snippet_path(ACCOUNT)} {LOGIN} www-data")
     scoped = as_login(host)
     assert scoped.rc == 0, output(scoped)
-    assert f"{LOGIN} can run through sudo only pkcsconf -t (as nobody:pkcs11) and the 4 runbook check(s)" in \
+    assert f"{LOGIN} can run through sudo only pkcsconf -t (as zrprobe:pkcs11) and the 4 runbook check(s)" in \
         scoped.stdout, output(scoped)
     # The rule before review 2026-12 H-1: pkcsconf -t as root, which loads openCryptoki as root (CVE-2026-23893).
     ok(host, f"echo '{LOGIN} ALL=(root) NOPASSWD: /usr/sbin/pkcsconf -t' > /etc/sudoers.d/zz-broad"

@@ -5,7 +5,7 @@
 # Run as a member of pkcs11 (the token administrator) or as root, with the PINs in the environment (or asked for,
 # without echo, on a terminal):
 #   TOKEN_USER_PIN=... OLD_TOKEN_USER_PIN=... bash check-pin-rotated.sh    optional: TOKEN_LABEL (IBMICATOK)
-# Run as root, it logs in and reads the flags as nobody with group pkcs11 and no other group, never as root: every
+# Run as root, it logs in and reads the flags as zrprobe, a system user in group pkcs11 only, never as root: every
 # login rewrites the token's NVTOK.DAT, and as root that follows a link a pkcs11 member planted (CVE-2026-23893).
 # Exit status: 0 rotated; 1 not (or the check could not run, or the flags showed a failed login already).
 set -euo pipefail
@@ -15,10 +15,13 @@ die() { echo "check-pin-rotated: $*" >&2; exit 1; }
 for tool in pkcsconf p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki."
 done
-# The token tools: as this user, or from root as nobody with group pkcs11 only (a member's rights, not root's).
+# The token tools: as this user, or from root as zrprobe (group pkcs11 only) (a member's rights, not root's).
 if ((EUID == 0)); then
   command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
-  tok() { setpriv --reuid=nobody --regid=pkcs11 --clear-groups -- "$@"; }
+  getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+    die "there is no user zrprobe listed in group pkcs11, as whom the token tools run from root: the slot daemon's" \
+      "step (start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
+  tok() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
 else
   tok() { "$@"; }
 fi

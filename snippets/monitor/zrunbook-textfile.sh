@@ -4,7 +4,7 @@
 #                                            else TEXTFILE_DIR, else /var/lib/prometheus/node-exporter)
 # Run it as root from cron or a systemd timer, every few minutes. It never logs in to a token: it reads the
 # tokens' flags with pkcsconf -t, which needs no PIN, so it cannot cost a PIN try. Root only starts it: every
-# openCryptoki tool it runs (pkcsconf -t, pkcsconf -i) runs as nobody with group pkcs11 and no other group, because
+# openCryptoki tool it runs (pkcsconf -t, pkcsconf -i) runs as zrprobe, a system user in group pkcs11 only, because
 # loading openCryptoki opens and re-owns the token files, and as root that follows a link a pkcs11 member planted
 # there (CVE-2026-23893, openCryptoki before 3.27 without the distribution's fix).
 # What it exports (zrunbook.prom, replaced in one mv so the collector never reads half a file):
@@ -49,7 +49,7 @@ fixed_check=${FIXED_VERSIONS_CHECK:-$here/../crypto/verify/check-fixed-versions.
 fixed_args=${FIXED_VERSIONS_ARGS:-$here/../crypto/verify/fixed-versions.args}
 wait_s=${LOOK_SECONDS:-10}
 store=${OCK_DATA_STORE:-/var/lib/opencryptoki}
-((EUID == 0)) || die "run as root: it reads the whole token store and the AP counters, and runs pkcsconf as nobody:pkcs11."
+((EUID == 0)) || die "run as root: it reads the whole token store and the AP counters, and runs pkcsconf as zrprobe:pkcs11."
 [[ -d $dir && -w $dir ]] || die "$dir is not a writable directory: give the textfile collector's directory."
 if [[ -n ${FIXED_VERSIONS_CHECK:-}${FIXED_VERSIONS_ARGS:-} ]]; then
   [[ -r $fixed_check ]] || die "FIXED_VERSIONS_CHECK: $fixed_check cannot be read (the bundle's crypto/verify/check-fixed-versions.sh)."
@@ -58,8 +58,9 @@ fi
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install opencryptoki."
 command -v timeout >/dev/null || die "timeout is missing: install coreutils."
 command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
-getent group pkcs11 >/dev/null || die "group pkcs11 does not exist: install opencryptoki."
-id nobody >/dev/null 2>&1 || die "there is no user nobody: the token tools run as nobody with group pkcs11."
+getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+  die "there is no user zrprobe listed in group pkcs11, as whom the token tools run: the slot daemon's step" \
+    "(start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
 command -v openssl >/dev/null || die "openssl is missing: install openssl."
 if [[ -n ${CERT_CONNECT:-} && -n ${CERT_FILE:-} ]]; then
   die "set CERT_CONNECT or CERT_FILE, not both."
@@ -80,9 +81,9 @@ label() {  # a label value with \, " and newlines escaped as the text format wan
 }
 
 # Token tools never as root: loading openCryptoki (any pkcsconf) opens every token's NVTOK.DAT and sets its mode
-# and group, through a link if one was planted there. As nobody with only group pkcs11 it has the rights of any
+# and group, through a link if one was planted there. As zrprobe (group pkcs11 only) it has the rights of any
 # member of the group, so a planted link reaches nothing a member could not change anyway.
-as_group=(setpriv --reuid=nobody --regid=pkcs11 --clear-groups --)
+as_group=(setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups --)
 # The slot daemon and the tokens' flags, from one pkcsconf -t.
 up=0
 listing=$(timeout -k 2 "$wait_s" "${as_group[@]}" pkcsconf -t 2>/dev/null) && up=1 || listing=""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves that verify's login account can do no more through sudo than the runbook's rules give it: as nobody with
+# Proves that verify's login account can do no more through sudo than the runbook's rules give it: as zrprobe with
 # group pkcs11, only /usr/sbin/pkcsconf -t; as root or another user, only the checks under
 # /usr/local/libexec/zrunbook-verify. The older rule that ran pkcsconf -t as root fails it: loading openCryptoki as
 # root follows a link a pkcs11 member planted in a token folder (CVE-2026-23893).
@@ -25,7 +25,7 @@ extra=$(awk -v checks="$CHECKS/" '
   /^[[:space:]]*Commands:/   { in_cmds = 1; next }
   in_cmds && /^[[:space:]]+[^[:space:]]/ {
     cmd = $0; sub(/^[[:space:]]+/, "", cmd)
-    if (cmd == "/usr/sbin/pkcsconf -t") ok = (runas == "nobody" && groups == "pkcs11")
+    if (cmd == "/usr/sbin/pkcsconf -t") ok = (runas == "zrprobe" && groups == "pkcs11")
     else ok = (index(cmd, checks) == 1 && cmd !~ /[[:space:]*?]/ && groups == "")
     if (runas == "" || runas ~ /(^|,)[[:space:]]*ALL/) ok = 0
     if (!ok) print "as " (runas == "" ? "root" : runas) (groups == "" ? "" : ":" groups) ": " cmd
@@ -39,4 +39,4 @@ if [[ -n $extra ]]; then
   exit 1
 fi
 count=$(grep -c "^[[:space:]]*$CHECKS/" <<<"$listed" || true)
-echo "$(id -un) can run through sudo only pkcsconf -t (as nobody:pkcs11) and the $count runbook check(s) under $CHECKS."
+echo "$(id -un) can run through sudo only pkcsconf -t (as zrprobe:pkcs11) and the $count runbook check(s) under $CHECKS."

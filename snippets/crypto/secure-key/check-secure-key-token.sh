@@ -4,8 +4,8 @@
 # initialised. When it is not, says why, in openCryptoki's own words: each program that opens openCryptoki
 # initialises every slot, and the error trace names what stopped this one.
 # Usage: check-secure-key-token.sh SLOT   Run as a member of pkcs11 or as root, with pkcsslotd running. It changes
-# nothing: the trace it asks openCryptoki for is removed again. Run as root, it loads openCryptoki as nobody with
-# group pkcs11 and no other group, never as root: loading the tokens opens and re-owns their files, through a link
+# nothing: the trace it asks openCryptoki for is removed again. Run as root, it loads openCryptoki as zrprobe (a
+# system user in group pkcs11 only), never as root: loading the tokens opens and re-owns their files, through a link
 # a pkcs11 member planted when root does it (CVE-2026-23893, openCryptoki before 3.27 without the fix).
 set -euo pipefail
 
@@ -13,10 +13,13 @@ die() { echo "check-secure-key-token: $*" >&2; exit 1; }
 [[ $# -eq 1 && $1 =~ ^[0-9]+$ ]] || die "usage: $0 SLOT (the slot number of the CCA or EP11 token; pkcsconf -s lists them)"
 slot=$1
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install openCryptoki."
-# The token tools: as this user, or from root as nobody with group pkcs11 only (a member's rights, not root's).
+# The token tools: as this user, or from root as zrprobe (group pkcs11 only) (a member's rights, not root's).
 if ((EUID == 0)); then
   command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
-  tok() { setpriv --reuid=nobody --regid=pkcs11 --clear-groups -- "$@"; }
+  getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+    die "there is no user zrprobe listed in group pkcs11, as whom the token tools run from root: the slot daemon's" \
+      "step (start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
+  tok() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
 else
   tok() { "$@"; }
 fi

@@ -15,8 +15,8 @@
 # (ECDSA for a list that names ecdsa, else RSA) must grow: a site with an RSA and an ECDSA key is checked with
 # SIGALGS="rsa_pss_rsae_sha256 ECDSA+SHA256", so a key of either kind in a file fails.
 # Root runs no openCryptoki tool here: loading openCryptoki opens and re-owns the token files, through a link a
-# pkcs11 member planted when root does it (CVE-2026-23893, before 3.27 without the fix). pkcsconf runs as nobody
-# with group pkcs11, and pkcsstats as SERVICE_USER, who may read its own counters; root is needed for runuser and
+# pkcs11 member planted when root does it (CVE-2026-23893, before 3.27 without the fix). pkcsconf runs as zrprobe
+# (group pkcs11 only), and pkcsstats as SERVICE_USER, who may read its own counters; root is needed for runuser and
 # for icastats -S (every user's libica counters).
 # Needs curl, pkcsconf and pkcsstats (openCryptoki 3.18 or later), setpriv and runuser (util-linux), and
 # icastats (libica's tools) for the ICA
@@ -39,8 +39,11 @@ for tool in setpriv runuser; do
   command -v "$tool" >/dev/null || die "$tool is missing: install util-linux."
 done
 id "$SERVICE_USER" >/dev/null 2>&1 || die "there is no user $SERVICE_USER on this host."
-# Token tools never as root: the tokens' labels and models as nobody with group pkcs11 only (a member's rights).
-as_group() { setpriv --reuid=nobody --regid=pkcs11 --clear-groups -- "$@"; }
+getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+  die "there is no user zrprobe listed in group pkcs11, as whom the token tools run: the slot daemon's step" \
+    "(start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
+# Token tools never as root: the tokens' labels and models as zrprobe (group pkcs11 only) (a member's rights).
+as_group() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
 # SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
 [[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
   SLOT=$(as_group pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
