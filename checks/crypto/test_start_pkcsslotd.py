@@ -4,10 +4,12 @@ Containers have no systemd, so the snippet's container branch runs here; the sys
 ``systemctl enable --now`` and is shellchecked only.
 """
 
+import shlex
+
 import pytest
 
 from checks.hosts import amd64_only
-from checks.hosts.steps import run_snippet
+from checks.hosts.steps import run_snippet, snippet_path
 
 SNIPPET = "crypto/opencryptoki/start-pkcsslotd.sh"
 TOKEN_SLOT = {"debian13-amd64": "3", "debian13-s390x": "1"}  # soft token, ICA token
@@ -20,6 +22,23 @@ def test_pkcsslotd_runs_with_its_socket_and_lists_the_token_slot(fresh_host):
     assert fresh_host.process.filter(comm="pkcsslotd")
     assert fresh_host.file("/run/opencryptoki/pkcsslotd.socket").is_socket
     assert f"Slot #{TOKEN_SLOT[fresh_host.zr_name]} Info" in result.stdout
+
+
+@pytest.mark.snippet(SNIPPET, checker="testinfra")
+def test_the_step_asks_the_daemon_as_zrprobe_never_as_root(fresh_host):
+    """Review 2026-12 H-1: root starts the daemon, but every pkcsconf the step runs (which loads openCryptoki and with
+    it every token's NVTOK.DAT) runs as zrprobe (group pkcs11 only); a pkcsconf ahead on PATH logs who ran it."""
+    shim = '#!/bin/sh\necho "$(id -u) $(id -g) $(id -G)" >> /tmp/zr-ids/log\nexec /usr/sbin/pkcsconf "$@"\n'
+    fresh_host.run_expect([0], f"mkdir -p /tmp/zr-ids && chmod 777 /tmp/zr-ids && printf %s {shlex.quote(shim)} "
+                               "> /tmp/zr-ids/pkcsconf && chmod 755 /tmp/zr-ids/pkcsconf")
+    result = fresh_host.run(f"PATH=/tmp/zr-ids:$PATH bash {snippet_path(SNIPPET)}")
+    assert result.rc == 0, result.stdout + result.stderr
+    assert f"Slot #{TOKEN_SLOT[fresh_host.zr_name]} Info" in result.stdout
+    probe = fresh_host.check_output("id -u zrprobe")
+    pkcs11 = fresh_host.check_output("getent group pkcs11 | cut -d: -f3")
+    seen = fresh_host.check_output("cat /tmp/zr-ids/log").splitlines()
+    assert seen, "no pkcsconf ran"
+    assert set(seen) == {f"{probe} {pkcs11} {pkcs11}"}, seen
 
 
 @pytest.mark.snippet(SNIPPET, checker="testinfra")

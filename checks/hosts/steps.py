@@ -59,6 +59,11 @@ def start_pkcsslotd(host, timeout: float = 60.0) -> None:
     ``systemd-tmpfiles --create /usr/lib/tmpfiles.d/opencryptoki.conf`` first. Does nothing when the
     daemon already runs.
     """
+    # The probe account the slot daemon's step makes (start-pkcsslotd.sh): the runbook's probes run openCryptoki's
+    # tools as zrprobe, a listed member of pkcs11, never as root (review 2026-12 H-1).
+    host.run_expect([0], "getent passwd zrprobe >/dev/null || useradd --system --no-create-home --home-dir /nonexistent"
+                         " --shell /usr/sbin/nologin --user-group zrprobe; getent group pkcs11 | cut -d: -f4"
+                         " | tr , '\\n' | grep -qx zrprobe || gpasswd -a zrprobe pkcs11 >/dev/null")
     if host.run("pgrep -x pkcsslotd").rc == 0:
         return
     res = host.run("systemd-tmpfiles --create /usr/lib/tmpfiles.d/opencryptoki.conf && pkcsslotd")

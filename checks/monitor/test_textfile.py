@@ -221,13 +221,85 @@ def test_wrong_pins_show_as_final_try_then_locked_and_the_exporter_never_logs_in
         fresh_host.run("pkill -CONT -x pkcsslotd")
     assert hung["zrunbook_slotd_up"] == 0
     assert "NOT answering" in said
-    assert not [k for k in hung if k.startswith(("zrunbook_token_", "zrunbook_opencryptoki_"))], hung
+    # nothing read from pkcsconf; the store count comes from find and stays
+    assert not [k for k in hung if k.startswith(("zrunbook_token_user_", "zrunbook_opencryptoki_"))], hung
+    assert hung["zrunbook_token_store_suspect_entries"] == 0
     refused = fresh_host.run(f"runuser -u www-data -- bash {snippet_path(EXPORTER)} {OUT}")
     assert refused.rc == 2, output(refused)
     assert "run as root" in refused.stderr, output(refused)
     refused = fresh_host.run(f"bash {snippet_path(EXPORTER)} /nonexistent")
     assert refused.rc == 2, output(refused)
     assert "/nonexistent is not a writable directory" in refused.stderr, output(refused)
+
+
+# A pkcsconf ahead on PATH that writes who runs it (uid, gid, every group) to a log any user may write, then runs the
+# real one: the exporter's token tools must never run as root (review 2026-12 H-1).
+ID_SHIM = "/tmp/zr-ids"
+STORE = "/var/lib/opencryptoki"
+
+
+def id_shim(host) -> None:
+    shim = '#!/bin/sh\necho "$(id -u) $(id -g) $(id -G)" >> /tmp/zr-ids/log\nexec /usr/sbin/pkcsconf "$@"\n'
+    host.run_expect([0], f"mkdir -p {ID_SHIM} && chmod 777 {ID_SHIM} && rm -f {ID_SHIM}/log"
+                         f" && printf %s {shlex.quote(shim)} > {ID_SHIM}/pkcsconf && chmod 755 {ID_SHIM}/pkcsconf")
+
+
+def seen_ids(host) -> list[str]:
+    return host.check_output(f"cat {ID_SHIM}/log 2>/dev/null || true").splitlines()
+
+
+@pytest.mark.uses("monitor/zrunbook-alerts.yml")
+@pytest.mark.negative("monitor/zrunbook-textfile.sh",
+                      expects="the exporter's old form, pkcsconf run as root, is seen loading openCryptoki as uid 0")
+@pytest.mark.from_state(TOKEN_KEY)
+@pytest.mark.snippet(EXPORTER, checker="promtool-metrics")
+def test_the_exporter_loads_opencryptoki_only_as_zrprobe_and_counts_what_was_planted_in_the_store(
+        fresh_host, tmp_path):
+    """Review 2026-12 H-1: every pkcsconf the exporter runs (-t and -i) runs as zrprobe (group pkcs11) and no other
+    group, and still reads the token's flags and the library's version. A symbolic link and a FIFO planted in the
+    token store are counted (2) and fire TokenStoreTampered, critical. The negative: the exporter with its setpriv
+    prefix taken out (its form before the fix) is seen running pkcsconf as uid 0."""
+    start_pkcsslotd(fresh_host)
+    id_shim(fresh_host)
+    probe = fresh_host.check_output("id -u zrprobe")
+    pkcs11 = fresh_host.check_output("getent group pkcs11 | cut -d: -f3")
+    env = f"PATH={ID_SHIM}:$PATH CERT_FILE={SITE_CERT}"
+    samples, said = export(fresh_host, tmp_path, env, "unprivileged.prom")
+    assert seen_ids(fresh_host) == [f"{probe} {pkcs11} {pkcs11}"] * 2, seen_ids(fresh_host)
+    assert samples["zrunbook_slotd_up"] == 1, said
+    assert samples[f'zrunbook_token_user_pin_final_try{{token="{LABEL}"}}'] == 0, samples
+    assert [k for k in samples if k.startswith("zrunbook_opencryptoki_info")], samples
+    assert samples["zrunbook_token_store_suspect_entries"] == 0, said
+    assert "token store: 0 suspect entries" in said
+
+    fresh_host.run_expect([0], f"ln -s /etc/shadow {STORE}/planted-link && mkfifo {STORE}/planted-fifo")
+    try:
+        planted, said = export(fresh_host, tmp_path, env, "planted.prom")
+        assert fresh_host.check_output("stat -c '%U:%G %a' /etc/shadow") in ("root:shadow 640", "root:shadow 600")
+    finally:
+        fresh_host.run(f"rm -f {STORE}/planted-link {STORE}/planted-fifo")
+    assert planted["zrunbook_token_store_suspect_entries"] == 2, said
+    assert "token store: 2 suspect entries (list them: find" in said
+    description = ("A link or FIFO in /var/lib/opencryptoki was planted by hand or by a pkcs11 member. Do not start, "
+                   "restart or reload httpd or run token tools as root until it is found and removed (find "
+                   "/var/lib/opencryptoki -type l -o ! -type f ! -type d -o -type f -links +1); ask who put it there.")
+    expected = [{"exp_labels": {"severity": "critical", "instance": "web8"},
+                 "exp_annotations": {
+                     "summary": "web8: 2 entries in the openCryptoki token store that openCryptoki never writes",
+                     "description": description}}]
+    assert rule_test(tmp_path, {"web8": planted}, expected, "TokenStoreTampered") == []
+
+    # The negative: the same exporter without its setpriv prefix, as it was before the fix, runs pkcsconf as root.
+    unprivileged = '"${as_group[@]}" '
+    assert (SNIPPETS / EXPORTER).read_text().count(unprivileged) == 2
+    pattern = r'"[$]{as_group\[@\]}" '  # the same text as a sed pattern
+    fresh_host.run_expect([0], f"rm -f {ID_SHIM}/log && sed 's/{pattern}//' "
+                               f"{snippet_path(EXPORTER)} > /tmp/zr-old-textfile.sh")
+    old = fresh_host.run(f"{env} bash /tmp/zr-old-textfile.sh {OUT}")
+    assert old.rc == 0, output(old)
+    as_root = seen_ids(fresh_host)
+    assert as_root, "the old form ran no pkcsconf"
+    assert all(line.startswith("0 0 ") for line in as_root), as_root
 
 
 @pytest.mark.parametrize("bad", sorted(p.name for p in (ROOT / "checks/monitor/bad").glob("*.prom")))
@@ -275,16 +347,21 @@ def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
 
 
 @pytest.mark.negative("monitor/zrunbook-alerts.test.yml",
-                      expects="promtool test rules fails without the adapter or libica rule, naming the alert")
+                      expects="promtool test rules fails without the adapter, libica, tamper or patch-level rule, "
+                              "naming the alert")
 @pytest.mark.uses("monitor/zrunbook-alerts.yml")
 @pytest.mark.parametrize(("alert", "severity"), [("CryptoAdapterUnavailable", "critical"),
                                                  ("CryptoAdapterUnavailable", "warning"),
-                                                 ("LibicaRsaInSoftware", "warning")])
+                                                 ("LibicaRsaInSoftware", "warning"),
+                                                 ("TokenStoreTampered", "critical"),
+                                                 ("CryptoPatchLevelUnknown", "warning")])
 @pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
 def test_the_rule_tests_fail_when_an_adapter_or_software_rsa_alert_is_lost(tmp_path, alert, severity):
     """The adapter rules against rules that miss their purpose: without the critical rule a checkstopped adapter
     on a host with a secure-key token pages nobody; without the warning one an offline queue goes unseen; without
-    the libica rule RSA in software does. promtool test rules with the snippet's test file must fail, naming it."""
+    the libica rule RSA in software does; without the tamper rule a link planted in the token store does (review
+    2026-12 H-1), and without the patch-level rule an unconfirmed fix. promtool test rules with the snippet's test
+    file must fail, naming it."""
     said = rule_tests_without(tmp_path, lambda r: r.get("alert") == alert and r["labels"]["severity"] == severity)
     assert said, f"promtool test rules passed without the {severity} {alert} rule"
     assert alert in said[0]

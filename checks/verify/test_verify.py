@@ -211,15 +211,18 @@ def test_the_weakened_target_fails_exactly_the_protocol_hsts_and_file_steps_with
 @pytest.mark.only_hosts("debian13-amd64", why=amd64_only.NO_SETUID)
 @pytest.mark.snippet("verify/zrunbook-verify.sudoers", "verify/install-verify-account.sh", checker="verify")
 def test_the_verify_account_runs_the_checks_and_nothing_else(fleet_run):
-    """On the good target, as the login user: the installed checks and pkcsconf -t through sudo, as the users the
-    rules name; a shell, another command and a check as the wrong user are refused."""
+    """On the good target, as the login user: the installed checks through sudo, as the users the rules name, and
+    pkcsconf -t as zrprobe (group pkcs11 only); a shell, another command, pkcsconf -t as root (it would load
+    openCryptoki as root) and a check as the wrong user are refused."""
     host = fleet_run["good"]
     as_login = "runuser -u zrops -- "
     allowed = host.run(f"{as_login}sudo -n -l")
-    assert "(root) NOPASSWD: /usr/sbin/pkcsconf -t, /usr/local/libexec/zrunbook-verify/check-token-signs.sh" in \
+    assert "(root) NOPASSWD: /usr/local/libexec/zrunbook-verify/check-token-signs.sh" in \
         allowed.stdout, allowed.stdout + allowed.stderr
-    assert host.run(f"{as_login}sudo -n pkcsconf -t").rc == 0
-    for refused in ("sudo -n /bin/bash -c id", "sudo -n pkcsconf -s", "sudo -n cat /etc/shadow",
+    assert "(zrprobe : pkcs11) NOPASSWD: /usr/sbin/pkcsconf -t" in allowed.stdout, allowed.stdout + allowed.stderr
+    assert host.run(f"{as_login}sudo -n -u zrprobe -g pkcs11 pkcsconf -t").rc == 0
+    for refused in ("sudo -n /bin/bash -c id", "sudo -n pkcsconf -t", "sudo -n pkcsconf -s", "sudo -n cat /etc/shadow",
+                    "sudo -n -u zrprobe -g pkcs11 pkcsconf -s",
                     "sudo -n -u root /usr/local/libexec/zrunbook-verify/check-key-in-token.sh localhost:443",
                     "sudo -n -u www-data /usr/local/libexec/zrunbook-verify/check-token-signs.sh localhost:443"):
         said = host.run(as_login + refused)

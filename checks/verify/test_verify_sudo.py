@@ -1,7 +1,8 @@
 """verify's sudo-scope step (snippets/verify/check-verify-sudo.sh, issue 42 item 8): on a container host with the
 verify page's account step, the login user's rules are exactly the runbook's and the check passes; a broad rule
 added beside them (zrops ALL=(ALL) NOPASSWD: ALL, which every check of verify used to pass with), a rule for another
-command, root as the login, and an account with no rules fail it, each with its sentence.
+command, the older rule that ran pkcsconf -t as root (review 2026-12 H-1: loading openCryptoki as root follows a
+planted link), root as the login, and an account with no rules fail it, each with its sentence.
 
 amd64 only: under qemu-user sudo runs without its setuid bit (checks/verify/test_verify.py says so), and the rules
 do not depend on the architecture.
@@ -35,7 +36,14 @@ def test_the_page_s_account_passes_and_every_broader_rule_fails(fresh_host):
     ok(host, f"bash {snippet_path(ACCOUNT)} {LOGIN} www-data")
     scoped = as_login(host)
     assert scoped.rc == 0, output(scoped)
-    assert f"{LOGIN} can run through sudo only pkcsconf -t and the 4 runbook check(s)" in scoped.stdout, output(scoped)
+    assert f"{LOGIN} can run through sudo only pkcsconf -t (as zrprobe:pkcs11) and the 4 runbook check(s)" in \
+        scoped.stdout, output(scoped)
+    # The rule before review 2026-12 H-1: pkcsconf -t as root, which loads openCryptoki as root (CVE-2026-23893).
+    ok(host, f"echo '{LOGIN} ALL=(root) NOPASSWD: /usr/sbin/pkcsconf -t' > /etc/sudoers.d/zz-broad"
+             " && chmod 440 /etc/sudoers.d/zz-broad && visudo -cf /etc/sudoers.d/zz-broad")
+    as_root = as_login(host)
+    assert as_root.rc == 1, output(as_root)
+    assert "as root: /usr/sbin/pkcsconf -t" in as_root.stderr, output(as_root)
     ok(host, f"echo '{LOGIN} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/zz-broad && chmod 440 /etc/sudoers.d/zz-broad"
              " && visudo -cf /etc/sudoers.d/zz-broad")
     broad = as_login(host)

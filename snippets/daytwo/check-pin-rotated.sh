@@ -2,8 +2,11 @@
 # Proves that a token's user PIN was changed: the new PIN logs in, the old one is refused, and the good login that
 # follows clears the failed login the old one counted. Shows the token's flags after each login. It spends that one
 # failed login on purpose, so it starts only when the flags show none counted, and logs in with the new PIN first.
-# Run as root or a member of pkcs11, with the PINs in the environment (or asked for, without echo, on a terminal):
+# Run as a member of pkcs11 (the token administrator) or as root, with the PINs in the environment (or asked for,
+# without echo, on a terminal):
 #   TOKEN_USER_PIN=... OLD_TOKEN_USER_PIN=... bash check-pin-rotated.sh    optional: TOKEN_LABEL (IBMICATOK)
+# Run as root, it logs in and reads the flags as zrprobe, a system user in group pkcs11 only, never as root: every
+# login rewrites the token's NVTOK.DAT, and as root that follows a link a pkcs11 member planted (CVE-2026-23893).
 # Exit status: 0 rotated; 1 not (or the check could not run, or the flags showed a failed login already).
 set -euo pipefail
 
@@ -12,6 +15,16 @@ die() { echo "check-pin-rotated: $*" >&2; exit 1; }
 for tool in pkcsconf p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki."
 done
+# The token tools: as this user, or from root as zrprobe (group pkcs11 only) (a member's rights, not root's).
+if ((EUID == 0)); then
+  command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
+  getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+    die "there is no user zrprobe listed in group pkcs11, as whom the token tools run from root: the slot daemon's" \
+      "step (start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
+  tok() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
+else
+  tok() { "$@"; }
+fi
 for name in TOKEN_USER_PIN OLD_TOKEN_USER_PIN; do
   [[ -n ${!name:-} ]] && continue
   [[ -t 0 ]] || die "set $name: there is no terminal to ask on."
@@ -19,15 +32,15 @@ for name in TOKEN_USER_PIN OLD_TOKEN_USER_PIN; do
 done
 [[ $TOKEN_USER_PIN != "$OLD_TOKEN_USER_PIN" ]] || die "TOKEN_USER_PIN and OLD_TOKEN_USER_PIN are the same PIN."
 
-slot=$({ pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
+slot=$({ tok pkcsconf -t 2>/dev/null || true; } | awk -v want="$TOKEN_LABEL" '
     /^Token #[0-9]+ Info:/ { slot = substr($2, 2) }
     /^[[:space:]]*Label:/  { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, "")
                              if ($0 == want) { print slot; exit } }')
 [[ -n $slot ]] || die "no token labelled $TOKEN_LABEL in 'pkcsconf -t': is pkcsslotd running, and are you in pkcs11?"
 # pkcsconf ends the names with "|", a backspace and ")": shown here as a terminal shows it.
-flags_line() { pkcsconf -t -c "$slot" 2>/dev/null | tr -d '\b' | sed -n 's/^[[:space:]]*\(Flags:.*\)/\1/p' | sed 's/|)$/)/'; }
+flags_line() { tok pkcsconf -t -c "$slot" 2>/dev/null | tr -d '\b' | sed -n 's/^[[:space:]]*\(Flags:.*\)/\1/p' | sed 's/|)$/)/'; }
 flags() { flags_line | sed -n 's/^Flags:[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p'; }
-logs_in() { PKCS11_USER_PIN="$1" p11sak list-key private --slot "$slot" >/dev/null 2>&1; }
+logs_in() { PKCS11_USER_PIN="$1" tok p11sak list-key private --slot "$slot" >/dev/null 2>&1; }
 
 f=$(flags)
 [[ -n $f ]] || die "pkcsconf -t -c $slot shows no flags."

@@ -3,7 +3,10 @@
 #   bash zrunbook-textfile.sh [DIRECTORY]   (DIRECTORY: the collector's --collector.textfile.directory,
 #                                            else TEXTFILE_DIR, else /var/lib/prometheus/node-exporter)
 # Run it as root from cron or a systemd timer, every few minutes. It never logs in to a token: it reads the
-# tokens' flags with pkcsconf -t, which needs no PIN, so it cannot cost a PIN try.
+# tokens' flags with pkcsconf -t, which needs no PIN, so it cannot cost a PIN try. Root only starts it: every
+# openCryptoki tool it runs (pkcsconf -t, pkcsconf -i) runs as zrprobe, a system user in group pkcs11 only, because
+# loading openCryptoki opens and re-owns the token files, and as root that follows a link a pkcs11 member planted
+# there (CVE-2026-23893, openCryptoki before 3.27 without the distribution's fix).
 # What it exports (zrunbook.prom, replaced in one mv so the collector never reads half a file):
 #   zrunbook_slotd_up                    1 when pkcsslotd answered pkcsconf -t within LOOK_SECONDS (default 10)
 #   zrunbook_token_user_pin_count_low    per initialised token: 1 after a wrong user PIN (CKF_USER_PIN_COUNT_LOW)
@@ -21,6 +24,10 @@
 #                                        (neither set: no certificate metric)
 #   zrunbook_certificate_not_before_timestamp_seconds  when its lifetime began: the expiry alert fires past three
 #                                        quarters of the lifetime, after the renewal at two thirds was due
+#   zrunbook_token_store_suspect_entries  how many entries in the token store (OCK_DATA_STORE, default
+#                                        /var/lib/opencryptoki) openCryptoki never writes: a symbolic link, a hard link
+#                                        or anything but a plain file or folder; more than 0 is a planted link until
+#                                        someone proves otherwise. Read with find, which follows no link
 #   zrunbook_secure_key_tokens           how many initialised tokens are CCA or EP11 ones (Model: in pkcsconf -t):
 #                                        secure-key tokens, which cannot work without a Crypto Express adapter
 #   zrunbook_ap_card_online, _config, _chkstop, zrunbook_ap_card_requests_total   per adapter (cardNN), and
@@ -41,7 +48,8 @@ here=$(dirname "${BASH_SOURCE[0]}")
 fixed_check=${FIXED_VERSIONS_CHECK:-$here/../crypto/verify/check-fixed-versions.sh}
 fixed_args=${FIXED_VERSIONS_ARGS:-$here/../crypto/verify/fixed-versions.args}
 wait_s=${LOOK_SECONDS:-10}
-((EUID == 0)) || die "run as root: pkcsconf -t needs the pkcs11 group and the AP counters are root's to read."
+store=${OCK_DATA_STORE:-/var/lib/opencryptoki}
+((EUID == 0)) || die "run as root: it reads the whole token store and the AP counters, and runs pkcsconf as zrprobe:pkcs11."
 [[ -d $dir && -w $dir ]] || die "$dir is not a writable directory: give the textfile collector's directory."
 if [[ -n ${FIXED_VERSIONS_CHECK:-}${FIXED_VERSIONS_ARGS:-} ]]; then
   [[ -r $fixed_check ]] || die "FIXED_VERSIONS_CHECK: $fixed_check cannot be read (the bundle's crypto/verify/check-fixed-versions.sh)."
@@ -49,6 +57,10 @@ if [[ -n ${FIXED_VERSIONS_CHECK:-}${FIXED_VERSIONS_ARGS:-} ]]; then
 fi
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install opencryptoki."
 command -v timeout >/dev/null || die "timeout is missing: install coreutils."
+command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
+getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+  die "there is no user zrprobe listed in group pkcs11, as whom the token tools run: the slot daemon's step" \
+    "(start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
 command -v openssl >/dev/null || die "openssl is missing: install openssl."
 if [[ -n ${CERT_CONNECT:-} && -n ${CERT_FILE:-} ]]; then
   die "set CERT_CONNECT or CERT_FILE, not both."
@@ -68,11 +80,13 @@ label() {  # a label value with \, " and newlines escaped as the text format wan
   printf '%s' "${v//$'\n'/\\n}"
 }
 
-# Token tools as root: pkcsconf -t and -i read the tokens' flags and the library's version, with no login and
-# nothing written to a token folder.
+# Token tools never as root: loading openCryptoki (any pkcsconf) opens every token's NVTOK.DAT and sets its mode
+# and group, through a link if one was planted there. As zrprobe (group pkcs11 only) it has the rights of any
+# member of the group, so a planted link reaches nothing a member could not change anyway.
+as_group=(setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups --)
 # The slot daemon and the tokens' flags, from one pkcsconf -t.
 up=0
-listing=$(timeout -k 2 "$wait_s" pkcsconf -t 2>/dev/null) && up=1 || listing=""
+listing=$(timeout -k 2 "$wait_s" "${as_group[@]}" pkcsconf -t 2>/dev/null) && up=1 || listing=""
 metric zrunbook_slotd_up gauge "1 when the openCryptoki slot daemon answered pkcsconf -t."
 echo "zrunbook_slotd_up $up" >>"$tmp"
 # One line per token: its flags (hex), its model (openCryptoki's token library: ICA, CCA, EP11, Soft, ...), its label.
@@ -105,10 +119,24 @@ if ((up)); then
   echo "zrunbook_secure_key_tokens $secure" >>"$tmp"
 fi
 
+# The token store: openCryptoki writes only plain files and folders there. A symbolic link, a hard link, a FIFO or
+# a device was put there by hand or by a member of the pkcs11 group; a link named NVTOK.DAT makes the next root
+# process that loads openCryptoki (httpd's parent at its start or reload, an unpatched 3.23's pkcsconf) open and
+# re-own its target. find follows no link, so counting them is safe; -printf prints one x per entry.
+store_said="no token store at $store"
+if [[ -d $store ]]; then
+  odd=$(find "$store" \( -type l -o \( ! -type f ! -type d \) -o \( -type f -links +1 \) \) -printf x) ||
+    die "find could not read all of $store."
+  metric zrunbook_token_store_suspect_entries gauge "Entries in the token store that openCryptoki never writes (links, FIFOs, devices)."
+  echo "zrunbook_token_store_suspect_entries ${#odd}" >>"$tmp"
+  store_said="token store: ${#odd} suspect entries"
+  ((${#odd} == 0)) || store_said+=" (list them: find $store -type l -o ! -type f ! -type d -o -type f -links +1)"
+fi
+
 # openCryptoki's library version (pkcsconf -i: the library's own answer). The version alone cannot say whether a
 # distribution's package carries a fix (Debian 13's fixed 3.23 says 3.23 too): the patch level comes next.
 if ((up)); then
-  version=$(timeout -k 2 "$wait_s" pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:[[:space:]]*\([0-9.]*\).*/\1/p')
+  version=$(timeout -k 2 "$wait_s" "${as_group[@]}" pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:[[:space:]]*\([0-9.]*\).*/\1/p')
   if [[ -n $version ]]; then
     metric zrunbook_opencryptoki_info gauge "openCryptoki's library version (pkcsconf -i)."
     echo "zrunbook_opencryptoki_info{version=\"$version\"} 1" >>"$tmp"
@@ -232,4 +260,4 @@ echo "zrunbook_textfile_timestamp_seconds $(date +%s)" >>"$tmp"
 chmod 644 "$tmp"
 mv -f "$tmp" "$dir/zrunbook.prom"
 trap - EXIT
-echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $patch; $adapters; $libica"
+echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $store_said; $patch; $adapters; $libica"

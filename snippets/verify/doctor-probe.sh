@@ -6,6 +6,9 @@
 # whether the user sees it:   bash doctor-probe.sh www-data:IBMICATOK [wasadmin:WASTOK ...]
 # It never logs in: a token's PIN counters are read from its flags (pkcsconf -t). Every pkcsconf it runs has
 # LOOK_SECONDS (default 10) to answer, so a hung slot daemon costs that long once and leaves nothing running.
+# Root only looks: no pkcsconf runs as root. The tokens' flags are read as zrprobe (group pkcs11) and no other
+# group, each service user's view as that user, because loading openCryptoki opens and re-owns the token files,
+# through a link a pkcs11 member planted if run as root (CVE-2026-23893, openCryptoki before 3.27 without the fix).
 # Exit status: 0 when it finds none of them, 1 when it finds one, 2 when it cannot look.
 set -euo pipefail
 
@@ -13,6 +16,10 @@ die() { echo "doctor-probe: $*" >&2; exit 2; }
 (($# >= 1)) || die "usage: $0 USER[:TOKEN_LABEL]... (the users the servers run as)"
 ((EUID == 0)) || die "run as root: it reads the token's lock and shared-memory files and runs pkcsconf as each user."
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install opencryptoki."
+command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
+getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+  die "there is no user zrprobe listed in group pkcs11, as whom the token tools run: the slot daemon's step" \
+    "(start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
 command -v pgrep >/dev/null || die "pgrep is missing: install procps."
 command -v timeout >/dev/null || die "timeout is missing: install coreutils."
 command -v ps >/dev/null || die "ps is missing: install procps."
@@ -37,9 +44,10 @@ elif [[ $state == T* ]]; then
   say slotd-hung "pkcsslotd (pid $slotd) is stopped (state $state: a SIGSTOP or a debugger), so every program that starts using openCryptoki waits for it"
   answers=no
 else
-  # Token tools as root: pkcsconf -t only reads the tokens' flags (no login, nothing written); as each service
-  # user it runs below through runuser.
-  listing=$(timeout -k 2 "$wait_s" pkcsconf -t 2>&1) || {
+  # Token tools never as root: pkcsconf -t logs in to nothing, but loading openCryptoki opens every token's
+  # NVTOK.DAT and sets its mode and group, following a planted link as root on a store without the fix. As zrprobe
+  # (group pkcs11 only) it has a member's rights only; as each service user it runs below through runuser.
+  listing=$(timeout -k 2 "$wait_s" setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- pkcsconf -t 2>&1) || {
     rc=$?
     if ((rc == 124)); then
       say slotd-hung "pkcsslotd (pid $slotd, state $state) did not answer pkcsconf -t within $wait_s s"

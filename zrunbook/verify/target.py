@@ -255,11 +255,13 @@ def sudo_refused(result: Result) -> bool:
 
 
 def tokens(host) -> tuple[dict, str]:
-    """Every token's slot and flags on the host by ``pkcsconf -t``, which does not log in (as root through sudo -n,
-    else as the login user); ``({}, why)`` when it could not look, within ``LOOK_SECONDS``."""
+    """Every token's slot and flags on the host by ``pkcsconf -t``, which does not log in (as zrprobe (group pkcs11)
+    through sudo -n, else as the login user); ``({}, why)`` when it could not look, within ``LOOK_SECONDS``."""
     from zrunbook.verify.pins import parse_pkcsconf
 
-    got = _ssh(host, _as(ROOT, None, "pkcsconf -t", LOOK_SECONDS), seconds=LOOK_SECONDS)
+    # as zrprobe (group pkcs11) (the sudo rule's runas), never as root: loading openCryptoki as root follows a
+    # link a pkcs11 member planted in a token folder (CVE-2026-23893).
+    got = _ssh(host, _as(ROOT, None, "-u zrprobe -g pkcs11 pkcsconf -t", LOOK_SECONDS), seconds=LOOK_SECONDS)
     sudo_said = ""
     if got.rc != 0 and sudo_refused(got):
         sudo_said = "sudo asked for a password (give the login user sudo rights or set ansible_become), and "

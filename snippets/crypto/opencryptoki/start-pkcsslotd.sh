@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Starts openCryptoki's slot daemon pkcsslotd now and at every boot, and waits for its socket.
+# Starts openCryptoki's slot daemon pkcsslotd now and at every boot, and waits for its socket. Makes the system
+# user zrprobe, listed in group pkcs11 and in no other group, owning nothing and with no login: the runbook's probes
+# (this step, the exporter, the doctor, the checks) run openCryptoki's tools as zrprobe, never as root.
 # Run as root. Under systemd it enables pkcsslotd.service; in a container without systemd it starts the daemon directly.
 # With the argument restart it stops a running daemon first (after a change to opencryptoki.conf): systemctl restart
 # under systemd; in a container it ends the daemon by its PID and starts a new one.
@@ -12,6 +14,10 @@ action=${1:-start}
 for cmd in pkcsslotd pkcsconf; do
   command -v "$cmd" >/dev/null || { echo "$cmd is missing: install openCryptoki first." >&2; exit 1; }
 done
+command -v setpriv >/dev/null || { echo "setpriv is missing: install util-linux." >&2; exit 1; }
+for cmd in getent useradd gpasswd; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is missing: install libc-bin and passwd." >&2; exit 1; }
+done
 # openCryptoki serves only members of pkcs11, root included. Its package adds root to the group, but a shell
 # started before the install does not have it yet (every openCryptoki call then fails with CKR_HOST_MEMORY).
 if ! id -Gn | tr ' ' '\n' | grep -qx pkcs11; then
@@ -21,9 +27,19 @@ if ! id -Gn | tr ' ' '\n' | grep -qx pkcs11; then
 fi
 
 # The daemon counts as up only when it answers: pkcsconf -s lists the slots through its socket.
-# Token tools as root: pkcsconf -s asks the slot daemon root starts here for its slot list; it opens no token,
-# logs in to none and writes nothing.
-answers() { pkcsconf -s >/dev/null 2>&1; }
+# Token tools never as root: pkcsconf -s logs in to nothing, but it loads openCryptoki, which opens every token's
+# NVTOK.DAT and sets its mode and group; as root that follows a link a pkcs11 member planted (CVE-2026-23893,
+# before 3.27 without the fix). So it runs as zrprobe, a system user in group pkcs11 only: a member's rights.
+# openCryptoki 3.23 lets a user other than root attach to the slot daemon's memory only when /etc/group lists it as
+# a member of pkcs11 (usr/lib/api/shrd_mem.c.in): a group id alone (setpriv --regid=pkcs11 for nobody) is refused
+# with CKR_HOST_MEMORY. So the probes run as a member of their own.
+getent group pkcs11 >/dev/null || { echo "Group pkcs11 does not exist: install openCryptoki first." >&2; exit 1; }
+if ! getent passwd zrprobe >/dev/null; then
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group zrprobe
+fi
+getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe || gpasswd -a zrprobe pkcs11 >/dev/null
+as_group() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
+answers() { as_group pkcsconf -s >/dev/null 2>&1; }
 
 # The daemon's PIDs, zombies left out (a zombie has exited; only its parent can reap it).
 live_pids() { ps -C pkcsslotd -o pid=,stat= 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'; }
@@ -72,10 +88,10 @@ for _ in $(seq 50); do
   sleep 0.2
 done
 if ! answers; then
-  echo "pkcsslotd did not come up, or does not answer: pkcsconf -s says: $(pkcsconf -s 2>&1 | tail -n 1)" >&2
+  echo "pkcsslotd did not come up, or does not answer: pkcsconf -s says: $(as_group pkcsconf -s 2>&1 | tail -n 1)" >&2
   echo "See 'journalctl -u pkcsslotd' (or syslog) for the daemon's reason. CKR_HOST_MEMORY or a permission error" \
        "here usually means this shell lacks the pkcs11 group: log in again." >&2
   exit 1
 fi
 echo "pkcsslotd is running; its slots:"
-pkcsconf -s | grep -E '^Slot #|Flags'
+as_group pkcsconf -s | grep -E '^Slot #|Flags'

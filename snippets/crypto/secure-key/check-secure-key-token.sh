@@ -3,15 +3,27 @@
 # its configuration file, found IBM's host library and an adapter domain it may use) and the token is
 # initialised. When it is not, says why, in openCryptoki's own words: each program that opens openCryptoki
 # initialises every slot, and the error trace names what stopped this one.
-# Usage: check-secure-key-token.sh SLOT   Run as root or a member of pkcs11, with pkcsslotd running. It changes
-# nothing: the trace it asks openCryptoki for is removed again.
+# Usage: check-secure-key-token.sh SLOT   Run as a member of pkcs11 or as root, with pkcsslotd running. It changes
+# nothing: the trace it asks openCryptoki for is removed again. Run as root, it loads openCryptoki as zrprobe (a
+# system user in group pkcs11 only), never as root: loading the tokens opens and re-owns their files, through a link
+# a pkcs11 member planted when root does it (CVE-2026-23893, openCryptoki before 3.27 without the fix).
 set -euo pipefail
 
 die() { echo "check-secure-key-token: $*" >&2; exit 1; }
 [[ $# -eq 1 && $1 =~ ^[0-9]+$ ]] || die "usage: $0 SLOT (the slot number of the CCA or EP11 token; pkcsconf -s lists them)"
 slot=$1
 command -v pkcsconf >/dev/null || die "pkcsconf is missing: install openCryptoki."
-pkcsconf -s -c "$slot" >/dev/null 2>&1 ||
+# The token tools: as this user, or from root as zrprobe (group pkcs11 only) (a member's rights, not root's).
+if ((EUID == 0)); then
+  command -v setpriv >/dev/null || die "setpriv is missing: install util-linux."
+  getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+    die "there is no user zrprobe listed in group pkcs11, as whom the token tools run from root: the slot daemon's" \
+      "step (start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
+  tok() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
+else
+  tok() { "$@"; }
+fi
+tok pkcsconf -s -c "$slot" >/dev/null 2>&1 ||
   die "slot $slot is not configured, or pkcsslotd does not answer: check /etc/opencryptoki/opencryptoki.conf" \
     "and start pkcsslotd (systemctl restart pkcsslotd)."
 trace_dir=/var/log/opencryptoki
@@ -20,7 +32,8 @@ trace_dir=/var/log/opencryptoki
 
 # Ask for the token's information with openCryptoki's trace at level 3 (errors and the "slot=N running" line with
 # which each token library starts), in a shell whose PID names the trace file.
-info=$(OPENCRYPTOKI_TRACE_LEVEL=3 bash -c 'echo "pid $$"; exec pkcsconf -t -c "$1" 2>&1' _ "$slot") && rc=0 || rc=$?
+# shellcheck disable=SC2016  # $$ and $1 are the inner shell's
+info=$(OPENCRYPTOKI_TRACE_LEVEL=3 tok bash -c 'echo "pid $$"; exec pkcsconf -t -c "$1" 2>&1' _ "$slot") && rc=0 || rc=$?
 pid=$(sed -n '1s/^pid //p' <<<"$info")
 trace="$trace_dir/trace.$pid"
 # From this slot's part of the trace (its "slot=N running" line up to the next slot's): the error lines, without

@@ -14,7 +14,12 @@
 # by spaces (needs curl 8.14 or later). Each list gets COUNT connections, and the counter of its kind of key
 # (ECDSA for a list that names ecdsa, else RSA) must grow: a site with an RSA and an ECDSA key is checked with
 # SIGALGS="rsa_pss_rsae_sha256 ECDSA+SHA256", so a key of either kind in a file fails.
-# Needs curl, pkcsconf and pkcsstats (openCryptoki 3.18 or later), and icastats (libica's tools) for the ICA
+# Root runs no openCryptoki tool here: loading openCryptoki opens and re-owns the token files, through a link a
+# pkcs11 member planted when root does it (CVE-2026-23893, before 3.27 without the fix). pkcsconf runs as zrprobe
+# (group pkcs11 only), and pkcsstats as SERVICE_USER, who may read its own counters; root is needed for runuser and
+# for icastats -S (every user's libica counters).
+# Needs curl, pkcsconf and pkcsstats (openCryptoki 3.18 or later), setpriv and runuser (util-linux), and
+# icastats (libica's tools) for the ICA
 # token. Exit status: 0 the token signed, 1 it did not (or, with REQUIRE_HARDWARE=yes, libica signed in software) or the
 # check could not run, 5 cannot tell: openCryptoki's statistics are switched off (statistics (off) in
 # opencryptoki.conf), so no counter can show where the server signs.
@@ -26,17 +31,24 @@ target=$1 count=${2:-5}
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "COUNT must be a positive number, not '$count'."
 [[ -n ${SERVICE_USER:-} ]] || die "set SERVICE_USER to the user the server runs as."
 [[ -r ${CA_FILE:-} ]] || die "set CA_FILE to a PEM file with the server's certificate or its CA."
-((EUID == 0)) || die "run as root: only root can read another user's counters (pkcsstats -U)."
+((EUID == 0)) || die "run as root: it reads the server user's counters as that user (runuser) and libica's of every user."
 for tool in curl pkcsconf pkcsstats; do
   command -v "$tool" >/dev/null || die "$tool is missing: install curl and openCryptoki 3.18 or later."
 done
+for tool in setpriv runuser; do
+  command -v "$tool" >/dev/null || die "$tool is missing: install util-linux."
+done
+id "$SERVICE_USER" >/dev/null 2>&1 || die "there is no user $SERVICE_USER on this host."
+getent group pkcs11 | cut -d: -f4 | tr , '\n' | grep -qx zrprobe ||
+  die "there is no user zrprobe listed in group pkcs11, as whom the token tools run: the slot daemon's step" \
+    "(start-pkcsslotd.sh) makes it, or: useradd --system --no-create-home --shell /usr/sbin/nologin --groups pkcs11 zrprobe"
+# Token tools never as root: the tokens' labels and models as zrprobe (group pkcs11 only) (a member's rights).
+as_group() { setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- "$@"; }
 # SLOT, or the token's label in TOKEN_LABEL: the slot whose token has that label.
 [[ -n ${SLOT:-} || -z ${TOKEN_LABEL:-} ]] ||
-  # Token tools as root: pkcsconf -t lists the tokens' labels and models, with no login and nothing written; root
-  # is needed for the other users' counters (pkcsstats -U), not for this.
-  SLOT=$(pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
+  SLOT=$(as_group pkcsconf -t 2>/dev/null | awk -v l="$TOKEN_LABEL" '/^Token #/ { s = substr($2, 2) } $1 == "Label:" && $2 == l { print s; exit }')
 [[ -n ${SLOT:-} ]] || die "set SLOT to the token's slot number (pkcsconf -s lists them), or TOKEN_LABEL to its label."
-model=$(pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)
+model=$(as_group pkcsconf -t -c "$SLOT" 2>/dev/null | sed -n 's/^[[:space:]]*Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' | head -n 1 || true)
 [[ -n $model ]] || die "pkcsconf -t -c $SLOT shows no token in slot $SLOT: is pkcsslotd running?"
 libica=no
 if [[ $model == *ICA* ]]; then
@@ -51,10 +63,11 @@ if [[ -r $conf ]] && grep -qE '^[[:space:]]*statistics[[:space:]]*\([[:space:]]*
 fi
 
 # The server user's private-key operations in the slot by kind: "RSA ECDSA" (signatures and raw RSA, every
-# key strength and hash).
+# key strength and hash). pkcsstats loads openCryptoki too, so it runs as the server's user, whose own counters
+# these are.
 ops() {
   local out
-  out=$(pkcsstats -U "$SERVICE_USER" -s "$SLOT" 2>&1) || {
+  out=$(runuser -u "$SERVICE_USER" -- pkcsstats -U "$SERVICE_USER" -s "$SLOT" 2>&1) || {
     # No statistics yet for a user who has not used openCryptoki since the counters were created.
     [[ $out == *"No statistics are available"* ]] && { echo 0 0; return; }
     die "pkcsstats failed: $out"
