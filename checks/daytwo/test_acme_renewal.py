@@ -397,6 +397,35 @@ def test_snippets_the_token_administrator_cannot_read_or_others_can_change_are_r
     assert site_state(host) == before
 
 
+
+@pytest.mark.uses(*RENEWAL_STEPS, "monitor/zrunbook-alerts.yml")
+@pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
+                      expects="a check that fails after the switch ends with status 3 and keeps both keys")
+@pytest.mark.snippet(RENEW, checker="testinfra")
+@pytest.mark.from_state(TOKEN_KEY)
+def test_a_failed_check_after_the_switch_ends_with_status_3_and_keeps_both_keys(fresh_host, tmp_path):
+    """The state the page's 'When a check after the switch fails' is about, made by replacing the installed bundle's
+    key check with one that fails (root's bundle, changed by root, as a fault): the site serves the new certificate,
+    the old key stays beside the new one, the run ends with 3, which the metrics carry and the alert reports."""
+    host = fresh_host
+    serve_token(host)
+    start_pebble(host)
+    old = served_fingerprint(host)
+    bundle.install(host)
+    put(host, bundle.installed("crypto/verify/check-key-in-token.sh"),
+        "echo 'check-key-in-token: (a fault for the test) the key is not in the token' >&2\nexit 1\n")
+    failed = renew(host)
+    assert failed.rc == 3, output(failed)
+    assert "but its key check failed (above); the old key apachekey is kept." in failed.stderr, output(failed)
+    assert served_fingerprint(host) != old
+    labels = token_labels(host)
+    assert OLD in labels, labels
+    assert len(labels) == 2, labels
+    metrics = renewal_metrics(host, tmp_path)
+    assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 3, metrics
+    assert failing_alert_fires(tmp_path, metrics) == []
+    print(f"\n{failed.stderr}")
+
 @pytest.mark.negative("daytwo/install-snippet-bundle.sh",
                       expects="a bundle whose SHA-256 differs from its .sha256 is not installed")
 @pytest.mark.snippet("daytwo/install-snippet-bundle.sh", checker="testinfra")
