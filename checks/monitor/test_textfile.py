@@ -354,13 +354,15 @@ def test_the_rule_tests_fail_when_a_final_try_would_not_alert(tmp_path):
                                                  ("CryptoAdapterUnavailable", "warning"),
                                                  ("LibicaRsaInSoftware", "warning"),
                                                  ("TokenStoreTampered", "critical"),
-                                                 ("CryptoPatchLevelUnknown", "warning")])
+                                                 ("CryptoPatchLevelUnknown", "warning"),
+                                                 ("CertificateRenewalNotRunning", "warning")])
 @pytest.mark.snippet(RULE_TESTS, checker="promtool-test-rules")
 def test_the_rule_tests_fail_when_an_adapter_or_software_rsa_alert_is_lost(tmp_path, alert, severity):
     """The adapter rules against rules that miss their purpose: without the critical rule a checkstopped adapter
     on a host with a secure-key token pages nobody; without the warning one an offline queue goes unseen; without
     the libica rule RSA in software does; without the tamper rule a link planted in the token store does (review
-    2026-12 H-1), and without the patch-level rule an unconfirmed fix. promtool test rules with the snippet's test
+    2026-12 H-1), without the patch-level rule an unconfirmed fix, and without the renewal's staleness rule a
+    renewal that stopped running (review of the renewal, M6). promtool test rules with the snippet's test
     file must fail, naming it."""
     said = rule_tests_without(tmp_path, lambda r: r.get("alert") == alert and r["labels"]["severity"] == severity)
     assert said, f"promtool test rules passed without the {severity} {alert} rule"

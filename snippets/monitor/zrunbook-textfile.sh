@@ -69,10 +69,17 @@ if [[ -n ${CERT_FILE:-} && ! -r ${CERT_FILE} ]]; then
   die "CERT_FILE=$CERT_FILE cannot be read."
 fi
 
-tmp=$(mktemp "$dir/.zrunbook.prom.XXXXXX")
+# A new file only (noclobber opens with O_EXCL, which follows no link planted under its name), made 0644 by the umask
+# and written through one descriptor: the folder's parent belongs to node_exporter's user on Debian, so no write,
+# chmod or open by name after this one.
+tmp="$dir/.zrunbook.prom.$$.$RANDOM$RANDOM"
+umask 022
+set -C
+exec 3>"$tmp"
+set +C
 trap 'rm -f "$tmp"' EXIT
 metric() {  # NAME TYPE HELP: the header, once per name
-  printf '# HELP %s %s\n# TYPE %s %s\n' "$1" "$3" "$1" "$2" >>"$tmp"
+  printf '# HELP %s %s\n# TYPE %s %s\n' "$1" "$3" "$1" "$2" >&3
 }
 label() {  # a label value with \, " and newlines escaped as the text format wants
   local v=${1//\\/\\\\}
@@ -88,7 +95,7 @@ as_group=(setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups --)
 up=0
 listing=$(timeout -k 2 "$wait_s" "${as_group[@]}" pkcsconf -t 2>/dev/null) && up=1 || listing=""
 metric zrunbook_slotd_up gauge "1 when the openCryptoki slot daemon answered pkcsconf -t."
-echo "zrunbook_slotd_up $up" >>"$tmp"
+echo "zrunbook_slotd_up $up" >&3
 # One line per token: its flags (hex), its model (openCryptoki's token library: ICA, CCA, EP11, Soft, ...), its label.
 tokens=$(awk '/^[[:space:]]*Label:/ { sub(/^[[:space:]]*Label:[[:space:]]*/, ""); sub(/[[:space:]]+$/, ""); label = $0; model = "-" }
               /^[[:space:]]*Model:/ { if (NF > 1) model = $2 }
@@ -103,7 +110,7 @@ for flag in count_low:0x10000:"a wrong user PIN since the last good login" \
   while read -r flags _ token; do
     [[ -n $flags ]] || continue
     (( 16#$flags & 0x400 )) || continue  # not initialised: in no one's use
-    echo "zrunbook_token_user_pin_$name{token=\"$(label "$token")\"} $(( (16#$flags & mask) != 0 ))" >>"$tmp"
+    echo "zrunbook_token_user_pin_$name{token=\"$(label "$token")\"} $(( (16#$flags & mask) != 0 ))" >&3
   done <<<"$tokens"
 done
 # Secure-key tokens: initialised CCA or EP11 tokens. Their keys exist only wrapped by an adapter's master key, so
@@ -116,7 +123,7 @@ if ((up)); then
     fi
   done <<<"$tokens"
   metric zrunbook_secure_key_tokens gauge "Initialised CCA or EP11 tokens (pkcsconf -t): they need a Crypto Express adapter."
-  echo "zrunbook_secure_key_tokens $secure" >>"$tmp"
+  echo "zrunbook_secure_key_tokens $secure" >&3
 fi
 
 # The token store: openCryptoki writes only plain files and folders there. A symbolic link, a hard link, a FIFO or
@@ -128,7 +135,7 @@ if [[ -d $store ]]; then
   odd=$(find "$store" \( -type l -o \( ! -type f ! -type d \) -o \( -type f -links +1 \) \) -printf x) ||
     die "find could not read all of $store."
   metric zrunbook_token_store_suspect_entries gauge "Entries in the token store that openCryptoki never writes (links, FIFOs, devices)."
-  echo "zrunbook_token_store_suspect_entries ${#odd}" >>"$tmp"
+  echo "zrunbook_token_store_suspect_entries ${#odd}" >&3
   store_said="token store: ${#odd} suspect entries"
   ((${#odd} == 0)) || store_said+=" (list them: find $store -type l -o ! -type f ! -type d -o -type f -links +1)"
 fi
@@ -139,7 +146,7 @@ if ((up)); then
   version=$(timeout -k 2 "$wait_s" "${as_group[@]}" pkcsconf -i 2>/dev/null | sed -n 's/^[[:space:]]*Library Version:[[:space:]]*\([0-9.]*\).*/\1/p')
   if [[ -n $version ]]; then
     metric zrunbook_opencryptoki_info gauge "openCryptoki's library version (pkcsconf -i)."
-    echo "zrunbook_opencryptoki_info{version=\"$version\"} 1" >>"$tmp"
+    echo "zrunbook_opencryptoki_info{version=\"$version\"} 1" >&3
   fi
 fi
 
@@ -156,7 +163,7 @@ if [[ -r $fixed_check && -r $fixed_args ]]; then
     *) die "$fixed_check stopped with status $status: run it by hand with the rows of $fixed_args." ;;
   esac
   metric zrunbook_fixed_versions_status gauge "check-fixed-versions.sh's exit status: 0 fixed, 1 to update, 5 cannot tell."
-  echo "zrunbook_fixed_versions_status $status" >>"$tmp"
+  echo "zrunbook_fixed_versions_status $status" >&3
 fi
 
 # The certificate's expiry: the one served (what clients get), else a file.
@@ -171,14 +178,14 @@ elif [[ -n ${CERT_FILE:-} ]]; then
 fi
 if [[ -n ${cert_source:-} ]]; then
   metric zrunbook_certificate_read gauge "1 when the certificate could be read (served or from its file)."
-  echo "zrunbook_certificate_read{source=\"$(label "$cert_source")\"} $([[ -n $pem ]] && echo 1 || echo 0)" >>"$tmp"
+  echo "zrunbook_certificate_read{source=\"$(label "$cert_source")\"} $([[ -n $pem ]] && echo 1 || echo 0)" >&3
   if [[ -n $pem ]]; then
     end=$(openssl x509 -noout -enddate <<<"$pem")
     metric zrunbook_certificate_not_after_timestamp_seconds gauge "When the certificate expires (its notAfter)."
-    echo "zrunbook_certificate_not_after_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${end#notAfter=}" +%s)" >>"$tmp"
+    echo "zrunbook_certificate_not_after_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${end#notAfter=}" +%s)" >&3
     start=$(openssl x509 -noout -startdate <<<"$pem")
     metric zrunbook_certificate_not_before_timestamp_seconds gauge "When the certificate's lifetime began (its notBefore)."
-    echo "zrunbook_certificate_not_before_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${start#notBefore=}" +%s)" >>"$tmp"
+    echo "zrunbook_certificate_not_before_timestamp_seconds{source=\"$(label "$cert_source")\"} $(date -u -d "${start#notBefore=}" +%s)" >&3
   fi
 fi
 
@@ -211,7 +218,7 @@ ap_metric() {  # NAME TYPE ATTRIBUTE HELP DEVICE...: one sample per device whose
   done
   ((${#samples[@]})) || return 0
   metric "$name" "$type" "$help"
-  printf '%s\n' "${samples[@]}" >>"$tmp"
+  printf '%s\n' "${samples[@]}" >&3
 }
 ap=${AP_SYSFS:-/sys/bus/ap}
 cards=("$ap"/devices/card[0-9a-f][0-9a-f])
@@ -251,13 +258,13 @@ if command -v icastats >/dev/null; then
                                 printf "zrunbook_libica_rsa_operations_total{function=\"%s\",where=\"software\"} %s\n", f, sw }' <<<"$table")
   ((${#s[@]} == 4)) || die "icastats -S shows no RSA-ME and RSA-CRT rows (function | hardware | software): is it libica's icastats?"
   metric zrunbook_libica_rsa_operations_total counter "RSA operations libica counted, every user's (icastats -S), in hardware or in software."
-  printf '%s\n' "${s[@]}" >>"$tmp"
+  printf '%s\n' "${s[@]}" >&3
   libica="libica: RSA counters read"
 fi
 
 metric zrunbook_textfile_timestamp_seconds gauge "When zrunbook-textfile.sh wrote this file."
-echo "zrunbook_textfile_timestamp_seconds $(date +%s)" >>"$tmp"
-chmod 644 "$tmp"
+echo "zrunbook_textfile_timestamp_seconds $(date +%s)" >&3
+exec 3>&-
 mv -f "$tmp" "$dir/zrunbook.prom"
 trap - EXIT
 echo "wrote $dir/zrunbook.prom: slot daemon $([[ $up == 1 ]] && echo answering || echo NOT answering); $store_said; $patch; $adapters; $libica"
