@@ -96,9 +96,10 @@ def put_downloads(host, user: str, files: list[Path]) -> str:
 
 
 def login(host, user: str, script: str, stdin: str | None = None):
-    """script in user's login shell (su -), as the reader runs a step; stdin (a PIN typed at read -rs) when given."""
+    """script in a login shell of user (su -, bash: the page's read -rs is bash's), as the reader runs a step; stdin
+    (a PIN typed at read -rs) when given."""
     feed = f"printf '%s\\n' {shlex.quote(stdin)} | " if stdin is not None else ""
-    return host.run(f"{feed}su - {user} -c {shlex.quote(script)}")
+    return host.run(f"{feed}su - {user} -s /bin/bash -c {shlex.quote(script)}")
 
 
 def scp(src, path: str, dst, dest: str, tmp: Path, user: str = "root") -> None:
@@ -144,13 +145,14 @@ def signs(host, public_pem: str) -> None:
                           f" && pkcs11-tool --module $module --slot $slot --login --pin \"$PIN\" --sign"
                           f" -m SHA512-RSA-PKCS --label {KEY} -i message -o signature"
                           f" && openssl dgst -sha512 -verify source-public.pem -signature signature message")
-    assert said.rc == 0 and "Verified OK" in said.stdout, output(said)
+    assert said.rc == 0, output(said)
+    assert "Verified OK" in said.stdout, output(said)
 
 
-@pytest.fixture
-def machines(zr_host_pool):
+@pytest.fixture(params=["debian13-amd64"], ids=str)
+def machines(request, zr_host_pool):
     """(offline, source, target): the key keeper's machine, the TOKEN_KEY host booted, a new host booted."""
-    name = "debian13-amd64"
+    name = request.param
     offline = zr_host_pool.start(name)
     try:
         with booted(zr_host_pool, name) as source:
@@ -202,10 +204,12 @@ def test_the_backup_page_from_the_site_s_downloads_moves_the_token_to_a_new_host
 
     # 2. Back up the token, on the source, as root.
     in_use = login(source, "root", f"bash {root_dl}/check-token-not-in-use.sh")
-    assert in_use.rc == 1 and "(apache2)" in in_use.stderr, output(in_use)
+    assert in_use.rc == 1, output(in_use)
+    assert "(apache2)" in in_use.stderr, output(in_use)
     ok(source, "systemctl stop apache2")  # "Stop the services that use the token first"
     free = login(source, "root", f"bash {root_dl}/check-token-not-in-use.sh")
-    assert free.rc == 0 and free.stdout.startswith("No process uses the token"), output(free)
+    assert free.rc == 0, output(free)
+    assert free.stdout.startswith("No process uses the token"), output(free)
     scp(offline, f"{keys}.signing-key", source, f"/root/{KEY_FILE}.signing-key", tmp_path)  # brought for the backup
     backed_up = login(source, "root", f"export {recipient}; export BACKUP_SIGNING_KEY=/root/{KEY_FILE}.signing-key;"
                                       f" bash {root_dl}/back-up-token.sh {BACKUPS}")
@@ -224,9 +228,12 @@ def test_the_backup_page_from_the_site_s_downloads_moves_the_token_to_a_new_host
 
     # 3. Restore the token on the new host: openCryptoki's slot daemon (the crypto chapter's step 1), the secret
     # backup key (root's, mode 600) and the allowed signers file (root's, mode 644) brought, then the restore as root.
-    target_dl = put_downloads(target, "root", [files[START_SLOTD], files[IN_USE], files[RESTORE]])
+    target_dl = put_downloads(target, "root", [files[START_SLOTD], files[ADD_USER], files[IN_USE], files[RESTORE]])
     started = login(target, "root", f"bash {target_dl}/start-pkcsslotd.sh")
     assert started.rc == 0, output(started)
+    ok(target, f"useradd -m {ADMIN}")  # the token administrator (the crypto chapter's step 2): a new host has only root
+    added = login(target, "root", f"bash {target_dl}/add-user-to-pkcs11-group.sh {ADMIN}")
+    assert added.rc == 0, output(added)
     scp(offline, keys, target, f"/root/{KEY_FILE}", tmp_path)
     scp(offline, f"{keys}.allowed_signers", target, f"/root/{KEY_FILE}.allowed_signers", tmp_path)
     assert ok(target, f"stat -c '%U %a' /root/{KEY_FILE} /root/{KEY_FILE}.allowed_signers").split() == \
