@@ -124,13 +124,15 @@ def token_files(host) -> str:
 def as_admin(host, script: str):
     """A token tool as the token administrator (not root), the user PIN typed at read -rs."""
     module = "$(ls /usr/lib/*/opencryptoki/libopencryptoki.so.0 | head -n 1)"
-    return login(host, ADMIN, f"read -rs PIN; module={module}; {script}", stdin=USER_PIN)
+    # pkcsconf is in /usr/sbin, which a login's PATH lacks; the Soft token's slot, or stop
+    slot = ("slot=$(/usr/sbin/pkcsconf -t | awk '/^Token #/ { s = substr($2, 2) } /Model: *Soft/ { print s }');"
+            " [ -n \"$slot\" ] || { echo 'no Soft token' >&2; exit 3; };")
+    return login(host, ADMIN, f"set -o pipefail; read -rs PIN; module={module}; {slot} {script}", stdin=USER_PIN)
 
 
 def public_key_sha256(host) -> str:
     """The sha256 of the public key object of KEY in the Soft token's slot, read by the token administrator."""
-    said = as_admin(host, f"slot=$(pkcsconf -t | awk '/^Token #/ {{ s = $2 }} /Model: *Soft/ {{ print s }}');"
-                          f" pkcs11-tool --module $module --slot $slot --login --pin \"$PIN\" --read-object"
+    said = as_admin(host, f"pkcs11-tool --module $module --slot $slot --login --pin \"$PIN\" --read-object"
                           f" --type pubkey --label {KEY} | sha256sum")
     assert said.rc == 0, output(said)
     return said.stdout.split()[0]
@@ -140,8 +142,7 @@ def signs(host, public_pem: str) -> None:
     """KEY signs a message (SHA-512 RSA, through pkcs11-tool as the token administrator), and the signature verifies
     with public_pem, the public key of the source's certificate."""
     copy_to(host, public_pem, "/tmp/source-public.pem")
-    said = as_admin(host, f"slot=$(pkcsconf -t | awk '/^Token #/ {{ s = $2 }} /Model: *Soft/ {{ print s }}');"
-                          f" cd /tmp && echo 'the token came back' > message"
+    said = as_admin(host, f"cd /tmp && echo 'the token came back' > message"
                           f" && pkcs11-tool --module $module --slot $slot --login --pin \"$PIN\" --sign"
                           f" -m SHA512-RSA-PKCS --label {KEY} -i message -o signature"
                           f" && openssl dgst -sha512 -verify source-public.pem -signature signature message")
