@@ -650,7 +650,8 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
 
 
 @pytest.mark.negative("daytwo/check-pin-strength.sh",
-                      expects="a PIN of digits alone, too short, of too few kinds, with a blank or not set is refused")
+                      expects="a PIN of digits alone, too short, too long, of too few kinds, with a blank or not set is "
+                              "refused")
 @pytest.mark.negative("daytwo/make-backup-key.sh",
                       expects="an existing key file is kept: a new key never replaces an old one")
 @pytest.mark.snippet(PIN_STRENGTH, MAKE_KEY, checker="testinfra")
@@ -658,7 +659,7 @@ def test_a_pin_of_digits_alone_is_refused_and_a_backup_key_is_never_overwritten(
     host = fresh_host
     cases = {"13572468": "The PIN in NEW_PIN is digits alone", "Tk7-pQ2": "The PIN in NEW_PIN has 7 characters",
              "abcdefg1": "The PIN in NEW_PIN uses 2 of", "Tk7 pQ2x": "The PIN in NEW_PIN has a blank",
-             "Tk7-pQ2x": None}
+             "Tk7-pQ2xZ": "The PIN in NEW_PIN has 9 characters, more than the token takes (8)", "Tk7-pQ2x": None}
     for pin, sentence in cases.items():
         said = host.run(f"NEW_PIN={shlex.quote(pin)} bash {snippet_path(PIN_STRENGTH)} NEW_PIN")
         assert pin not in said.stdout + said.stderr, "the PIN was printed"
