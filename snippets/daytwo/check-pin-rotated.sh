@@ -2,13 +2,16 @@
 # Proves that a token's user PIN was changed: the new PIN logs in, the old one is refused, and the good login that
 # follows clears the failed login the old one counted. Shows the token's flags after each login. It spends that one
 # failed login on purpose, so it starts only when the flags show none counted, and logs in with the new PIN first.
-# Run as root or a member of pkcs11, with the PINs in the environment (or asked for, without echo, on a terminal):
+# Run as the token administrator (a member of pkcs11) or root, with the PINs in the environment (or asked for,
+# without echo, on a terminal):
 #   TOKEN_USER_PIN=... OLD_TOKEN_USER_PIN=... bash check-pin-rotated.sh    optional: TOKEN_LABEL (IBMICATOK)
 # Exit status: 0 rotated; 1 not (or the check could not run, or the flags showed a failed login already).
 set -euo pipefail
 
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
 die() { echo "check-pin-rotated: $*" >&2; exit 1; }
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu.
+PATH="$PATH:/usr/sbin:/sbin"
 for tool in pkcsconf p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki."
 done
