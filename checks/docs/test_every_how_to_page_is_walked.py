@@ -26,11 +26,8 @@ CHECKS = ROOT / "checks"
 NOT_WALKED = {
     "how-to/back-up-token": "its steps run in checks/daytwo/test_back_up_token.py from the checkout's snippets, as "
                             "root; no walk from the site's downloads yet",
-    "how-to/day-two": "its steps run in checks/daytwo/ from the checkout's snippets; no walk from the site's downloads",
     "how-to/operate-the-fleet": "the exporter and the rules run in checks/monitor/ from the checkout's snippets; no "
                                 "walk of the page under a timer from the site's downloads",
-    "how-to/rotate-token-pin": "its steps run in checks/daytwo/ from the checkout's snippets; no walk from the site's "
-                               "downloads",
 }
 
 

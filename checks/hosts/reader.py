@@ -11,6 +11,8 @@ site, where they keep it, and the shells they type the page's steps into.
   as USER types it, each secret typed in first as the pages advise (``read -rs NAME; export NAME``): read from
   standard input, never on a command line.
 * ``as_root(command, **secrets)``: the same for root's shell in the reader's downloads folder.
+* ``serve_under_systemd(host)``: the Apache token site on a host booted with systemd, httpd its ``apache2.service``;
+  returns the test CA.
 * ``key_check(host, **secrets)``: the Apache page's key check as httpd's user, from a copy it can read.
 """
 
@@ -21,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 from checks.hosts import bundle
+from checks.hosts.apache import serve_token
 from checks.hosts.util import ok
 from zrunbook import SNIPPETS
 
@@ -78,3 +81,9 @@ def key_check(host, **secrets: str):
     return as_root(host, "install -m 0755 check-key-in-token.sh /usr/local/bin/ && TOKEN_LABEL=IBMICATOK"
                          " SERVER_NAME=www.example.com runuser -u www-data -- check-key-in-token.sh localhost:443",
                    **secrets)
+
+
+def serve_under_systemd(host) -> str:
+    ca = serve_token(host)
+    assert ok(host, "systemctl is-active apache2.service").strip() == "active", "httpd is not systemd's unit"
+    return ca

@@ -24,8 +24,7 @@ from __future__ import annotations
 import pytest
 
 from checks.hosts import reader
-from checks.hosts.acme import booted
-from checks.hosts.apache import CA, TOKEN_KEY, serve_token
+from checks.hosts.apache import CA, TOKEN_KEY
 from checks.hosts.token import ADMIN, PINS, slot_of
 from checks.hosts.util import ok, output
 
@@ -43,12 +42,6 @@ pytestmark = [pytest.mark.xdist_group("day-two-walk"),
               pytest.mark.only_hosts("debian13-amd64",
                                      why="a graceful reload with the token key is the same on both architectures; "
                                          "under qemu a booted host's logins take most of pkcs11-provider's second")]
-
-
-@pytest.fixture(params=["debian13-amd64"], ids=str)
-def booted_host(request, zr_host_pool):
-    with booted(zr_host_pool, request.param) as host:
-        yield host
 
 
 def said(result) -> str:
@@ -83,8 +76,7 @@ def remove_old(host):
 def test_the_renewal_page_from_the_site_s_downloads_serves_the_new_certificate_with_the_old_key_gone(
         site, base_url, booted_host, tmp_path):
     host = booted_host
-    serve_token(host)
-    assert ok(host, f"systemctl is-active {UNIT}").strip() == "active", "httpd is not systemd's unit"
+    reader.serve_under_systemd(host)
     reader.keep(host, "root", *reader.snippets(base_url, tmp_path, KEY_STEP, TEST_CA, SWITCH, REMOVE, CHECK_KEY))
     old = served(host)
     assert old

@@ -21,8 +21,7 @@ from __future__ import annotations
 import pytest
 
 from checks.hosts import reader
-from checks.hosts.acme import booted
-from checks.hosts.apache import PIN_FILE, TOKEN_KEY, serve_token
+from checks.hosts.apache import PIN_FILE, TOKEN_KEY
 from checks.hosts.pin_state import COUNT_LOW, FAILED, NEW, OLD, WRONG, flags, handshake
 from checks.hosts.token import ADMIN
 from checks.hosts.util import ok, output
@@ -38,12 +37,6 @@ pytestmark = [pytest.mark.xdist_group("rotate-walk"),
               pytest.mark.only_hosts("debian13-amd64",
                                      why="the PIN handling is openCryptoki's common code, the same for the soft and "
                                          "the ICA token; under qemu a booted host's logins are too slow to walk")]
-
-
-@pytest.fixture(params=["debian13-amd64"], ids=str)
-def booted_host(request, zr_host_pool):
-    with booted(zr_host_pool, request.param) as host:
-        yield host
 
 
 def said(result) -> str:
@@ -68,8 +61,7 @@ def main_pid(host) -> str:
 def test_the_rotation_page_from_the_site_s_downloads_clears_a_count_rotates_and_httpd_starts_with_the_new_pin(
         site, base_url, booted_host, tmp_path):
     host = booted_host
-    ca = serve_token(host)
-    assert ok(host, f"systemctl is-active {UNIT}").strip() == "active", "httpd is not systemd's unit"
+    ca = reader.serve_under_systemd(host)
     # the page's downloads: root's steps into root's downloads folder, the token administrator's into its own
     reader.keep(host, "root", *reader.snippets(base_url, tmp_path, ROTATE, PIN_FILE_CHECK, CHECK_KEY))
     admin_dl = reader.keep(host, ADMIN, *reader.snippets(base_url, tmp_path, CLEAR, ROTATED))
