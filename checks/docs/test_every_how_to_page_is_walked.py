@@ -24,11 +24,8 @@ DOCS = ROOT / "docs"
 CHECKS = ROOT / "checks"
 # Pages without a walk yet (issue 55), and what their steps are checked by instead.
 NOT_WALKED = {
-    "how-to/day-two": "its steps run in checks/daytwo/ from the checkout's snippets; no walk from the site's downloads",
     "how-to/operate-the-fleet": "the exporter and the rules run in checks/monitor/ from the checkout's snippets; no "
                                 "walk of the page under a timer from the site's downloads",
-    "how-to/rotate-token-pin": "its steps run in checks/daytwo/ from the checkout's snippets; no walk from the site's "
-                               "downloads",
 }
 
 

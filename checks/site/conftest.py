@@ -1,4 +1,5 @@
-"""The built guide served on localhost and a headless Chromium driven by Playwright.
+"""The built guide served on localhost and a headless Chromium driven by Playwright; the booted token host the
+reader walks of the day-two pages run on.
 
 The site is built once per run into build/site-under-test (the same sphinx-build as `make html`),
 served by a loopback HTTP server on a free port, and opened in Debian's Chromium. A missing Chromium
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from checks.hosts.acme import booted
 from checks.hosts.engine import file_lock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +61,14 @@ def base_url(site):
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(params=["debian13-amd64"], ids=str)
+def booted_host(request, zr_host_pool):
+    """A host from the Apache token site's prepared state (TOKEN_KEY) booted with systemd, for the reader walks of the
+    day-two pages; removed after."""
+    with booted(zr_host_pool, request.param) as host:
+        yield host
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,6 @@ from checks.hosts.acme import (
     TEXTFILE_DIR,
     UNIT,
     age_served_certificate,
-    booted,
     served_fingerprint,
     start_pebble,
     token_labels,
@@ -50,12 +49,6 @@ def fetch(base_url: str, rel: str, dest: Path) -> Path:
     with urllib.request.urlopen(f"{base_url}/{rel}", timeout=30) as got:
         dest.write_bytes(got.read())
     return dest
-
-
-@pytest.fixture(params=["debian13-amd64"], ids=str)
-def booted_host(request, zr_host_pool):
-    with booted(zr_host_pool, request.param) as host:
-        yield host
 
 
 @pytest.mark.reader_walk("how-to/renew-automatically")

@@ -2,7 +2,7 @@
 # Proves that a token's user PIN was changed: the new PIN logs in, the old one is refused, and the good login that
 # follows clears the failed login the old one counted. Shows the token's flags after each login. It spends that one
 # failed login on purpose, so it starts only when the flags show none counted, and logs in with the new PIN first.
-# Run as a member of pkcs11 (the token administrator) or as root, with the PINs in the environment (or asked for,
+# Run as the token administrator (a member of pkcs11) or root, with the PINs in the environment (or asked for,
 # without echo, on a terminal):
 #   TOKEN_USER_PIN=... OLD_TOKEN_USER_PIN=... bash check-pin-rotated.sh    optional: TOKEN_LABEL (IBMICATOK)
 # Run as root, it logs in and reads the flags as zrprobe, a system user in group pkcs11 only, never as root: every
@@ -12,6 +12,8 @@ set -euo pipefail
 
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
 die() { echo "check-pin-rotated: $*" >&2; exit 1; }
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu.
+PATH="$PATH:/usr/sbin:/sbin"
 for tool in pkcsconf p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki."
 done
