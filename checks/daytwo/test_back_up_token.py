@@ -650,8 +650,8 @@ def test_what_a_pkcs11_member_plants_in_the_token_folder_is_refused_and_never_fo
 
 
 @pytest.mark.negative("daytwo/check-pin-strength.sh",
-                      expects="a PIN of digits alone, too short, too long, of too few kinds, with a blank or not set is "
-                              "refused")
+                      expects="a PIN of digits alone, too short, too long, of too few kinds, with a blank or not "
+                              "set is refused")
 @pytest.mark.negative("daytwo/make-backup-key.sh",
                       expects="an existing key file is kept: a new key never replaces an old one")
 @pytest.mark.snippet(PIN_STRENGTH, MAKE_KEY, checker="testinfra")
