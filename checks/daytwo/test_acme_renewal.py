@@ -400,7 +400,8 @@ def test_snippets_the_token_administrator_cannot_read_or_others_can_change_are_r
 
 @pytest.mark.uses(*RENEWAL_STEPS, "monitor/zrunbook-alerts.yml")
 @pytest.mark.negative("daytwo/acme/renew-token-certificate-acme.sh",
-                      expects="a check that fails after the switch ends with status 3 and keeps both keys")
+                      expects="a check that fails after the switch ends with status 3, keeps both keys and holds "
+                              "later runs")
 @pytest.mark.snippet(RENEW, checker="testinfra")
 @pytest.mark.from_state(TOKEN_KEY)
 def test_a_failed_check_after_the_switch_ends_with_status_3_and_keeps_both_keys(fresh_host, tmp_path):
@@ -425,6 +426,17 @@ def test_a_failed_check_after_the_switch_ends_with_status_3_and_keeps_both_keys(
     assert metrics["zrunbook_certificate_renewal_last_exit_status"] == 3, metrics
     assert failing_alert_fires(tmp_path, metrics) == []
     print(f"\n{failed.stderr}")
+    # the hold: a later run (the timer's, 12 hours on, when nothing is due) stops with 3 too, until a person removes it
+    held = "/var/lib/zrunbook/renewal-held-www.example.com"
+    assert "apachekey was kept." in ok(host, f"cat {held}")
+    again = renew(host, "--when-due")
+    assert again.rc == 3, output(again)
+    assert again.stderr.startswith(f"renew: held by {held} since "), output(again)
+    assert token_labels(host) == labels
+    ok(host, f"rm {held}")
+    released = renew(host, "--when-due")
+    assert released.rc == 0, output(released)
+    assert "is not due yet" in released.stdout, output(released)
 
 @pytest.mark.negative("daytwo/install-snippet-bundle.sh",
                       expects="a bundle whose SHA-256 differs from its .sha256 is not installed")

@@ -176,7 +176,11 @@ if ! has "$USER_PIN_INITIALIZED"; then
 fi
 if has "$USER_PIN_TO_BE_CHANGED"; then
   # The token refuses a new PIN equal to the old one: go through a random one and back.
-  temporary=$(tr -dc 0-9 </dev/urandom | head -c "$pin_max")
+  # digits from the kernel's random bytes, 8 at a time: no pipe that ends early (a reader that stops would end tr
+  # with SIGPIPE, which pipefail turns into a silent exit)
+  temporary=""
+  while ((${#temporary} < pin_max)); do temporary+=$(od -An -N8 -tu8 /dev/urandom | tr -dc 0-9); done
+  temporary=${temporary:0:pin_max}
   step "change the user PIN (1 of 2)" "$USER_PIN_TO_BE_CHANGED" clear \
     "$TOKEN_USER_PIN"$'\n'"$temporary"$'\n'"$temporary" pkcsconf -c "$slot" -p
   if ! out=$(pkcsconf -c "$slot" -p <<<"$temporary"$'\n'"$TOKEN_USER_PIN"$'\n'"$TOKEN_USER_PIN" 2>&1 | unprompt); then

@@ -31,8 +31,9 @@
 #   zrunbook_certificate_renewal_due_timestamp_seconds           when the site's earliest due certificate is due:
 #                                                                two thirds of its lifetime, from notBefore and notAfter
 # Exit status: 0 renewed (or not due yet), 1 not renewed (the old certificate still serves), 3 switched, but a check
-# after the switch failed or the switch stopped after it changed the site (both keys are kept: a person looks; the
-# service does not retry it), 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
+# after the switch failed or the switch stopped after it changed the site (both keys are kept, and the step writes
+# /var/lib/zrunbook/renewal-held-SERVER_NAME with why: every later run stops with 3 until a person removes that file),
+# 4 not logged in: the token's flags or the PIN file say the PIN is doubtful.
 set -euo pipefail
 
 die() { echo "renew: $*" >&2; exit 1; }
@@ -109,7 +110,8 @@ write_metrics() {  # EXIT_STATUS
     [[ -n $value ]] || continue
     text+=$(printf '# HELP %s %s\n# TYPE %s gauge\n%s%s %s' "$name" "${metric##*:}" "$name" "$name" "$label" "$value")$'\n'
   done
-  # A new file only (noclobber: O_EXCL, which follows no link planted under that name), made 0644 by the umask, never
+  # A new file under a random name (noclobber: bash refuses an existing regular file, or a link to one), made 0644 by
+  # the umask, never
   # chmod-ed by name: the folder's parent may belong to node_exporter's user.
   tmp="$TEXTFILE_DIR/.zrunbook-renewal.prom.$$.$RANDOM$RANDOM"
   if ! (umask 022 && set -C && printf '%s' "$text" >"$tmp") 2>/dev/null || ! mv -f "$tmp" "$file"; then
@@ -118,7 +120,8 @@ write_metrics() {  # EXIT_STATUS
   fi
 }
 # From the key step on, a failure removes the new, unused key again; the old key and certificate are not touched.
-new_label="" made=no switched=no old_label="" old_cert="" key_type=rsa
+new_label="" made=no switched=no old_label="" old_cert="" key_type=rsa new_cert=""
+held="/var/lib/zrunbook/renewal-held-${SERVER_NAME//[^A-Za-z0-9.-]/_}" holding=no
 on_exit() {
   local rc=$?
   rm -rf "${issued:-/nonexistent}"
@@ -135,10 +138,22 @@ on_exit() {
     fi
     echo "renew: the site still serves $old_cert with key $old_label." >&2
   fi
+  # A status 3 of this run holds every later one until a person looks: a later run would find nothing due, end with 0
+  # and clear the alert, with both keys still in the token.
+  if ((rc == 3)) && [[ $holding == no ]] && install -d -m 0700 /var/lib/zrunbook; then
+    printf '%s: the site names %s (%s); %s was kept.\n' "$(date -u +%FT%TZ)" "${new_cert:-a new certificate}" \
+      "$new_label" "$old_label" >"$held" || echo "renew: could not write $held." >&2
+  fi
   write_metrics "$rc"
   exit "$rc"
 }
 trap on_exit EXIT
+if [[ -e $held ]]; then
+  holding=yes
+  echo "renew: held by $held since $(head -n 1 "$held") Check the site and both keys (apachectl -t, the key check);" \
+    "then switch back or remove the old key by hand, and remove $held to renew again." >&2
+  exit 3
+fi
 
 for tool in certbot openssl pkcsconf p11sak runuser flock stat; do
   command -v "$tool" >/dev/null || die "$tool is missing: install certbot, openssl, openCryptoki and util-linux" \
@@ -289,7 +304,7 @@ for i in "${due_pairs[@]}"; do
   new_label="${old_label%-[0-9]*}-$stamp"
   csr="/etc/ssl/$name-$stamp.csr"
   new_cert="/etc/ssl/certs/$name-$stamp.crt"
-  TOKEN_USER_PIN=$TOKEN_USER_PIN KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" "${spec[@]}" >/dev/null ||
+  TOKEN_USER_PIN=$TOKEN_USER_PIN KEY_LABEL=$new_label CSR=$csr bash "$KEY_STEP" "${spec[@]}" >/dev/null 9>&- ||
     die "the key step could not make a new ${spec[*]} key in token $TOKEN_LABEL (above: why; a token that is full or" \
       "whose store is read-only stops here)."
   made=yes
@@ -318,20 +333,21 @@ for i in "${due_pairs[@]}"; do
 
   # 4. The switch: refuses a certificate without the new key's public key, replaces the pair of the same key type,
   # reloads gracefully, waits for it.
-  bash "$SWITCH" "$new_cert" "$new_label" || die "the switch refused or failed (above: why)."
+  # (9>&-: the lock stays with this run, not with an httpd the switch may start)
+  bash "$SWITCH" "$new_cert" "$new_label" 9>&- || die "the switch refused or failed (above: why)."
   switched=yes
 
   # 5. The outcome, after every renewal: the served keys are in the token, the token signs the handshakes; then the
   # old key goes. A failed check stops before the removal (status 3), so the old key stays for switching back. The
   # key check runs as the token administrator and takes the PIN from its environment (runuser without --login passes
   # it on).
-  if ! TOKEN_USER_PIN=$TOKEN_USER_PIN runuser -u "$TOKEN_ADMIN" -- bash "$CHECK_KEY" "localhost:$PORT"; then
+  if ! TOKEN_USER_PIN=$TOKEN_USER_PIN runuser -u "$TOKEN_ADMIN" -- bash "$CHECK_KEY" "localhost:$PORT" 9>&-; then
     echo "renew: the site serves $new_cert, but its key check failed (above); the old key $old_label is kept." >&2
     exit 3
   fi
   signs=0
   SERVICE_USER=$HTTPD_USER TOKEN_LABEL=$TOKEN_LABEL CA_FILE=$CA_FILE SERVER_NAME=$SERVER_NAME \
-      bash "$CHECK_SIGNS" "localhost:$PORT" || signs=$?
+      bash "$CHECK_SIGNS" "localhost:$PORT" 9>&- || signs=$?
   if ((signs != 0 && signs != 5)); then
     echo "renew: the site serves $new_cert, but the token signing check failed (above); the old key $old_label is" \
       "kept." >&2
