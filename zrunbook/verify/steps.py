@@ -112,6 +112,9 @@ OUTCOMES_NOT_VERIFIED = {
     "daytwo/acme/renew-token-certificate-acme.sh": "it makes a key, orders a certificate and reloads the server, and "
                                                    "verify changes nothing; its own outcome checks are verify's key "
                                                    "and signing steps",
+    "daytwo/install-snippet-bundle.sh": "it installs files on the host it runs on; verify changes nothing",
+    "daytwo/acme/renew-token-certificate.cron": "a cron file, run in cron's environment by the checks; it starts the "
+                                                "renewal, which changes the host",
     "daytwo/acme/renew-token-certificate.service": "a systemd unit, checked by systemd-analyze; it starts the "
                                                    "renewal, which changes the server",
     "daytwo/acme/renew-token-certificate.timer": "a systemd unit, checked on a booted host; it starts the renewal, "
