@@ -124,6 +124,13 @@ new_label="" made=no switched=no old_label="" old_cert="" key_type=rsa new_cert=
 held="/var/lib/zrunbook/renewal-held-${SERVER_NAME//[^A-Za-z0-9.-]/_}" holding=no
 on_exit() {
   local rc=$?
+  # Any failure after a switch (the removal of the old key, say) leaves the site on the new key with both keys in
+  # the token: that is status 3, which holds later runs, not 1, which a retry with nothing due would clear.
+  if ((rc != 0 && rc != 3)) && [[ -n $new_label && $switched == yes ]]; then
+    echo "renew: the site serves $new_cert with $new_label, but the step failed after the switch (above); $old_label" \
+      "is kept." >&2
+    rc=3
+  fi
   rm -rf "${issued:-/nonexistent}"
   if ((rc != 0)) && [[ -n $new_label && $switched == no ]] && grep -qE "object=$new_label([;\"]|$)" "$SITE_CONF" 2>/dev/null; then
     # the switch stopped after it wrote the site file: the site names the new key now; both keys stay
