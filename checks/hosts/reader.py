@@ -13,7 +13,7 @@ site, where they keep it, and the shells they type the page's steps into.
 * ``as_root(command, **secrets)``: the same for root's shell in the reader's downloads folder.
 * ``serve_under_systemd(host)``: the Apache token site on a host booted with systemd, httpd its ``apache2.service``;
   returns the test CA.
-* ``key_check(host, **secrets)``: the Apache page's key check as httpd's user, from a copy it can read.
+* ``key_check(host, **secrets)``: the Apache page's key check as the token administrator, from its downloads.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from checks.hosts import bundle
 from checks.hosts.apache import serve_token
+from checks.hosts.token import ADMIN
 from checks.hosts.util import ok
 from zrunbook import SNIPPETS
 
@@ -75,12 +76,14 @@ def as_root(host, command: str, folder: str = bundle.DL, **secrets: str):
 
 
 def key_check(host, **secrets: str):
-    """The Apache page's key check as the page says to run it, as httpd's user: root installs the downloaded check
-    where that user can read it (root's downloads folder is root's alone), then runs it as www-data with the PIN
-    exported (runuser keeps the environment)."""
-    return as_root(host, "install -m 0755 check-key-in-token.sh /usr/local/bin/ && TOKEN_LABEL=IBMICATOK"
-                         " SERVER_NAME=www.example.com runuser -u www-data -- check-key-in-token.sh localhost:443",
-                   **secrets)
+    """The Apache page's key check as the rotation page says to run it: as the token administrator, in its own login,
+    from its own downloads (root's copy handed over, as the reader downloads it again as that user), the PIN typed at
+    read -rs: not as httpd's user, whose other programs could read the PIN in its environment."""
+    folder = f"{home(host, ADMIN)}/dl"
+    ok(host, f"install -d -o {ADMIN} -g {ADMIN} {folder} && install -o {ADMIN} -g {ADMIN} -m 0644"
+             f" {bundle.DL}/check-key-in-token.sh {folder}/")
+    return login(host, ADMIN, "cd ~/dl && TOKEN_LABEL=IBMICATOK SERVER_NAME=www.example.com bash check-key-in-token.sh"
+                              " localhost:443", **secrets)
 
 
 def serve_under_systemd(host) -> str:

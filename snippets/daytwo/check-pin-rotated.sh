@@ -12,8 +12,9 @@ set -euo pipefail
 
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
 die() { echo "check-pin-rotated: $*" >&2; exit 1; }
-# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu.
-PATH="$PATH:/usr/sbin:/sbin"
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu; the system's
+# folders first, so that no tool of the same name elsewhere (/usr/local) gets the PIN.
+PATH="/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}"
 for tool in pkcsconf p11sak; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openCryptoki."
 done

@@ -10,8 +10,9 @@ set -euo pipefail
 
 TOKEN_LABEL="${TOKEN_LABEL:-IBMICATOK}"
 die() { echo "clear-pin-count: $*" >&2; exit 1; }
-# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu.
-PATH="$PATH:/usr/sbin:/sbin"
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu; the system's
+# folders first, so that no tool of the same name elsewhere (/usr/local) gets the PIN.
+PATH="/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}"
 [[ $EUID -ne 0 ]] || die "run this as the token administrator (a member of pkcs11), not as root: a root-run token" \
   "tool follows what a pkcs11 member put in the token folders."
 id -nG | tr ' ' '\n' | grep -qx pkcs11 || die "$(id -un) is not a member of the group pkcs11: ask for the token" \
