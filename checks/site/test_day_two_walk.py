@@ -10,7 +10,8 @@ input), never on a command line; the token administrator is ``tokenadmin``, a pk
 
 In page order: 1. the key step again as root with the new label and request, the request signed with the test CA
 (``CA_DIR`` where the site's test CA is); the removal of the old key tried too early, which the page says it refuses
-while the site names the key; 2. the switch with a graceful reload, then the Apache page's key check as the token administrator;
+while the site names the key; 2. the switch with a graceful reload, then the Apache page's key check as the token
+administrator;
 3. the old key removed. Then the page's purpose: the site presents the new certificate, its key is in the token (the
 key check), the old key is gone from the token and the new one stays, and httpd, stopped and started by systemd,
 still serves the new certificate.

@@ -11,7 +11,8 @@ In page order, as the page's reader meets it: the rotation with a mistyped curre
 counted, httpd untouched); the rotation again, refused at USER_PIN_COUNT_LOW with no login, which sends the reader to
 "Clear a final try" (docs/how-to/verify-your-fleet.md); that step as the token administrator in a login shell; the
 rotation with the right PINs (step 1); the outcome check (step 3) as the token administrator; the Apache page's key
-check with the new PIN as the token administrator; the PIN file check (step 4) as root. Then the page's purpose: the new PIN logs
+check with the new PIN as the token administrator; the PIN file check (step 4) as root. Then the page's purpose:
+the new PIN logs
 in and the old one does not, and httpd, stopped and started by systemd, starts with the new PIN file and serves with
 no failed login counted.
 """
