@@ -130,7 +130,10 @@ def root_token_lines(text: str) -> list[str]:
     found = []
     for line in text.replace("\\\n", " ").splitlines():
         code = "" if line.lstrip().startswith("#") else line.split(" #")[0]
-        if not code or re.search(r"\bas_admin\b|\brunuser\b|command -v|^\s*for \w+ in ", code):
+        # as_admin and runuser: as the token administrator or a service user; as_group and setpriv --reuid: as the
+        # probe user zrprobe (a listed pkcs11 member, the probes' unprivileged identity)
+        if not code or re.search(r"\bas_admin\b|\bas_group\b|\brunuser\b|setpriv --reuid=|command -v|^\s*for \w+ in ",
+                                 code):
             continue
         bare = QUOTED.sub('""', code)
         if (TOKEN_TOOL.search(bare) and not re.search(r"--version|--help", bare)) or (
@@ -162,3 +165,6 @@ def test_the_rule_finds_a_root_run_token_tool_and_accepts_as_admin_and_a_reason(
     assert not root_token_lines(root_script + 'PKCS11_USER_PIN="$pin" as_admin p11sak list-key rsa\n')
     assert not root_token_lines(root_script + 'die "p11sak could not list the keys (pkcsconf -t)"\n')
     assert not root_token_lines(root_script + "p11sak --version\n")
+    assert not root_token_lines(root_script + 'slot=$(as_group pkcsconf -t)\n')
+    assert not root_token_lines(root_script + 'setpriv --reuid=zrprobe --regid=pkcs11 --clear-groups -- pkcsconf -t\n')
+    assert root_token_lines(root_script + 'setpriv --regid=pkcs11 -- pkcsconf -t\n')  # still root's uid

@@ -26,6 +26,16 @@ fi
 tok pkcsconf -s -c "$slot" >/dev/null 2>&1 ||
   die "slot $slot is not configured, or pkcsslotd does not answer: check /etc/opencryptoki/opencryptoki.conf" \
     "and start pkcsslotd (systemctl restart pkcsslotd)."
+# A slot whose token library is not CCA's or EP11's, by openCryptoki's configuration: an uninitialised ICA or soft
+# token does not even load for a user who cannot create its files, so its model is read here, not from the token.
+conf=${OCK_CONF:-/etc/opencryptoki/opencryptoki.conf}
+stdll=$(awk -v want="$slot" '$1 == "slot" && $2 ~ /^[0-9]+$/ { cur = $2 }
+  cur == want && $1 ~ /^stdll/ { sub(/^[^=]*=[[:space:]]*/, ""); print; exit }' "$conf" 2>/dev/null || true)
+case $stdll in
+  *ica*) other=ICA ;; *_sw* | *soft*) other=Soft ;; *tpm*) other=TPM ;; *icsf*) other=ICSF ;; *) other="" ;;
+esac
+[[ -z $other ]] ||
+  die "slot $slot holds the $other token, not a CCA or EP11 one: choose the slot of the secure-key token."
 trace_dir=/var/log/opencryptoki
 [[ -w $trace_dir ]] || die "cannot write to $trace_dir, where openCryptoki writes its trace: run this as root" \
   "or as a member of pkcs11."
