@@ -18,9 +18,9 @@ die() { echo "check-key-in-token: $*" >&2; exit 1; }
 [[ $# -eq 1 && $1 == *:* ]] || die "usage: TOKEN_USER_PIN=... SLOT=N $0 HOST:PORT"
 target=$1
 [[ -n ${TOKEN_USER_PIN:-} ]] || die "set TOKEN_USER_PIN to the token's user PIN (read -rs TOKEN_USER_PIN; export TOKEN_USER_PIN)."
-# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu; the system's
-# folders first, so that no tool of the same name elsewhere (/usr/local) gets the PIN.
-PATH="/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}"
+# openCryptoki's tools are in /usr/sbin, which an ordinary login's PATH lacks on Debian and Ubuntu (added after the
+# caller's PATH: verify and the checks run it with the PATH they choose).
+PATH="${PATH:+$PATH:}/usr/sbin:/sbin"
 for tool in openssl p11sak pkcsconf; do
   command -v "$tool" >/dev/null || die "$tool is missing: install openssl and opencryptoki."
 done
